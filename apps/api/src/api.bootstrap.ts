@@ -1,0 +1,49 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyError, FastifyReply } from 'fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '@stratus/core';
+import { Logger } from 'nestjs-pino';
+import { ApiModule } from './api.module';
+import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
+import { registerJsonParser } from './http/json-body.parser';
+import { StrictValidationPipe } from './http/validation.pipe';
+
+/** Builds the API app: one body parser, one error filter, one validation pipe, the OpenAPI document. */
+export async function createApi(): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: 1_048_576,
+    maxParamLength: 512,
+    // Errors Fastify raises before routing (bad URL encoding) still leave as the envelope.
+    frameworkErrors: (error: FastifyError, _req: unknown, reply: FastifyReply) => {
+      const [status, body] = toEnvelope(error);
+      reply.status(status).send(body);
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, { bufferLogs: true });
+  const config = app.get(AppConfig);
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+
+  const fastify = app.getHttpAdapter().getInstance();
+  registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
+  fastify.setErrorHandler((error, _req, reply) => {
+    const [status, body] = toEnvelope(error);
+    reply.status(status).send(body);
+  });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(new StrictValidationPipe());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Stratus')
+      .setDescription('Cloud control plane: /api/cloud (Bearer token) and /v1 (x-api-key)')
+      .setVersion('1')
+      .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'api-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  return app;
+}

@@ -1,0 +1,39 @@
+import { applyDecorators, ExecutionContext, Injectable, SetMetadata, UnauthorizedException, UseGuards } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { AppConfig } from '@stratus/core';
+import { BEARER_STRATEGY } from './bearer.strategy';
+
+const PUBLIC_ROUTE = 'stratus:public-route';
+
+/** Routes SPEC.md marks public; they need a token only when PUBLIC_ENDPOINTS_REQUIRE_AUTH is set. */
+export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
+
+@Injectable()
+export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly config: AppConfig,
+  ) {
+    super({ property: 'principal' });
+  }
+
+  canActivate(context: ExecutionContext) {
+    const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]);
+    if (isPublic && !this.config.PUBLIC_ENDPOINTS_REQUIRE_AUTH) return true;
+    return super.canActivate(context);
+  }
+
+  handleRequest<T>(err: unknown, principal: T, info: unknown): T {
+    if (err) throw err;
+    if (!principal) {
+      const reason = info instanceof Error ? info.message : 'missing bearer token';
+      throw new UnauthorizedException(`invalid token: ${reason}`);
+    }
+    return principal;
+  }
+}
+
+export const BearerAuth = () =>
+  applyDecorators(UseGuards(BearerGuard), ApiBearerAuth(), ApiUnauthorizedResponse({ description: 'missing or invalid bearer token' }));

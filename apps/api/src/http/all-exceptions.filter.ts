@@ -1,0 +1,67 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { envelope } from './error-envelope';
+
+/**
+ * Every failure of every route ends here and leaves as the error envelope.
+ * Anything that is not an HttpException is a bug: logged with its stack,
+ * answered 500 with no internals.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const [status, body] = toEnvelope(exception);
+    if (status >= 500) {
+      this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');
+    }
+    reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}
+
+export function toEnvelope(exception: unknown): [number, ReturnType<typeof envelope>] {
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    if (typeof response === 'object' && response !== null && 'error' in response && isEnvelope(response)) {
+      return [status, response];
+    }
+    const message =
+      typeof response === 'string'
+        ? response
+        : Array.isArray((response as { message?: unknown }).message)
+          ? ((response as { message: string[] }).message).join('; ')
+          : String((response as { message?: unknown }).message ?? exception.message);
+    return [status, envelope(status, status >= 500 ? 'internal error' : message)];
+  }
+  // Fastify's own errors (parsing, limits) carry a statusCode.
+  const statusCode = (exception as { statusCode?: unknown })?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    return [statusCode, envelope(statusCode, fastifyMessage(exception as Error & { code?: string }))];
+  }
+  return [500, envelope(500, 'internal error')];
+}
+
+function isEnvelope(value: object): value is ReturnType<typeof envelope> {
+  const error = (value as { error?: unknown }).error;
+  return typeof error === 'object' && error !== null && 'code' in error && 'message' in error;
+}
+
+function fastifyMessage(err: Error & { code?: string }): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported content type: send application/json';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'content-length does not match the body';
+    case 'FST_ERR_BAD_URL':
+      return 'malformed URL';
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,44 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
+import { ApiKeyAuth } from '../auth/api-key.guard';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { CreateInstanceDto } from './create-instance.dto';
+import { presentCreated, presentDetail, presentListItem } from './instance.presenter';
+import { InstancesService } from './instances.service';
+
+@ApiTags('instances')
+@ApiKeyAuth()
+@Controller('v1/instances')
+export class InstancesController {
+  constructor(private readonly instances: InstancesService) {}
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Create an instance; it boots asynchronously (poll the list until ACTIVE)' })
+  @ApiAcceptedResponse({ description: 'status building' })
+  @ApiBadRequestResponse({ description: 'invalid field, or an unknown image, flavor, network, keypair or security group' })
+  async create(@Body() dto: CreateInstanceDto, @CurrentPrincipal() principal: Principal) {
+    return presentCreated(await this.instances.create(dto, principal));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The project's instances, newest first" })
+  async list(@CurrentPrincipal() principal: Principal) {
+    return (await this.instances.list(principal)).map(presentListItem);
+  }
+
+  @Get(':id')
+  @ApiForbiddenResponse({ description: "another project's instance" })
+  async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+    return presentDetail(await this.instances.get(id, principal));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'deletion started; the instance disappears from the list when it is gone' })
+  @ApiForbiddenResponse({ description: "another project's instance" })
+  delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.instances.delete(id, principal);
+  }
+}

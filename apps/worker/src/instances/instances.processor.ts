@@ -1,0 +1,86 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, releaseAddress } from '@stratus/core';
+import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
+import { QUEUES } from '@stratus/queue';
+import { Job } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { withDriverErrors } from '../jobs/driver-errors';
+import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { InstancesReconciler } from './instances.reconciler';
+
+/** Builds and tears down instances on the compute driver, one job per change of desired state. */
+@Processor(QUEUES.instances, INSTANCE_WORKER_OPTIONS)
+export class InstancesProcessor extends WorkerHost implements OnModuleInit {
+  private readonly logger = new Logger(InstancesProcessor.name);
+
+  private readonly handlers: JobHandlers<typeof QUEUES.instances> = {
+    'instance.create': ({ instanceId, generation }) => this.create(instanceId, generation),
+    'instance.delete': ({ instanceId, generation }) => this.delete(instanceId, generation),
+  };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
+    private readonly reconciler: InstancesReconciler,
+    private readonly config: AppConfig,
+  ) {
+    super();
+    assertHandlers(QUEUES.instances, this.handlers);
+  }
+
+  onModuleInit(): void {
+    this.worker.concurrency = this.config.WORKER_CONCURRENCY;
+  }
+
+  process(job: Job): Promise<unknown> {
+    return runHandler(this.handlers, job);
+  }
+
+  /** Attempts exhausted on a retryable error: the instance will not build. */
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job, err: Error): Promise<void> {
+    if (job.name !== 'instance.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const { instanceId, generation } = job.data;
+    await compareAndSet(this.dataSource.manager, INSTANCE_CAS, instanceId, 'BUILD', 'ERROR', generation, {
+      status_reason: `build failed after ${job.attemptsMade} attempts: ${err.message}`,
+    });
+  }
+
+  private async create(id: string, generation: number): Promise<void> {
+    const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    // Duplicate or late delivery: the row has moved on, nothing to do.
+    if (!row || row.status !== 'BUILD' || row.generation !== generation) return;
+    const flavor = await this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId });
+    const observed = await withDriverErrors(
+      () =>
+        this.driver.create({
+          id,
+          imageId: row.imageId,
+          address: row.address,
+          port: row.port,
+          userData: row.userData,
+          flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
+        }),
+      (reason) =>
+        compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { status_reason: reason }),
+    );
+    const moved = await compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, {
+      metadata: { ...row.metadata, resourceLimits: observed.limits },
+      status_reason: null,
+    });
+    if (!moved) await this.reconciler.removeIfUnwanted(id);
+  }
+
+  private async delete(id: string, generation: number): Promise<void> {
+    const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    if (row && (row.status !== 'DELETING' || row.generation !== generation)) return;
+    await this.driver.delete(id);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.delete(Instance, { id, status: 'DELETING' });
+      await releaseAddress(manager, id);
+    });
+    this.logger.log({ instance: id }, 'instance deleted');
+  }
+}

@@ -1,0 +1,87 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { compareAndSet, Instance, INSTANCE_CAS } from '@stratus/core';
+import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
+import { QUEUES, resourceJob } from '@stratus/queue';
+import { Queue } from 'bullmq';
+import { DataSource, In } from 'typeorm';
+
+/** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
+const LOST_JOB_GRACE_MS = 30_000;
+
+/**
+ * Level-based repair of instances: compares every live row with what the
+ * provider runs and moves status to match. Also adopts instances after a
+ * worker restart (observing them is all adoption takes), fails builds past
+ * their deadline, and re-enqueues jobs that Redis lost.
+ */
+@Injectable()
+export class InstancesReconciler {
+  private readonly logger = new Logger(InstancesReconciler.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
+    @InjectQueue(QUEUES.instances) private readonly queue: Queue,
+  ) {
+    driver.onExit((id) => {
+      this.sweep([id]).catch((err) => this.logger.warn({ err: String(err), instance: id }, 'exit reconcile failed'));
+    });
+  }
+
+  /** Reconciles the given instances, or every live one. */
+  async sweep(ids?: string[]): Promise<void> {
+    const rows = await this.dataSource.getRepository(Instance).find({
+      where: ids ? { id: In(ids) } : { status: In(['BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING']) },
+    });
+    if (rows.length === 0) return;
+    const observed = await this.driver.observeAll(rows.map((r) => r.id));
+    for (const row of rows) {
+      const running = observed.get(row.id)?.running ?? false;
+      const m = this.dataSource.manager;
+      switch (row.status) {
+        case 'ACTIVE':
+          if (!running) {
+            await compareAndSet(m, INSTANCE_CAS, row.id, 'ACTIVE', 'SHUTOFF', row.generation, { status_reason: 'the instance process exited' });
+          }
+          break;
+        case 'SHUTOFF':
+          if (running) await compareAndSet(m, INSTANCE_CAS, row.id, 'SHUTOFF', 'ACTIVE', row.generation, { status_reason: null });
+          break;
+        case 'BUILD':
+          if (row.buildDeadline && row.buildDeadline.getTime() < Date.now()) {
+            const failed = await compareAndSet(m, INSTANCE_CAS, row.id, 'BUILD', 'ERROR', row.generation, {
+              status_reason: 'build did not finish before its deadline',
+            });
+            if (failed) await this.driver.delete(row.id);
+          } else {
+            await this.ensureJob(row, 'instance.create');
+          }
+          break;
+        case 'DELETING':
+          await this.ensureJob(row, 'instance.delete');
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** After a create raced a delete: remove what was built unless the row still wants it. */
+  async removeIfUnwanted(id: string): Promise<void> {
+    const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    if (!row || row.status === 'DELETING') await this.driver.delete(id);
+  }
+
+  private async ensureJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
+    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    const job = resourceJob(name, { instanceId: row.id, generation: row.generation });
+    const existing = await this.queue.getJob(job.jobId);
+    if (!existing) {
+      this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueueing a lost job');
+      await this.queue.add(job.name, job.payload, { jobId: job.jobId });
+    } else if (await existing.isFailed()) {
+      await existing.retry('failed');
+    }
+  }
+}

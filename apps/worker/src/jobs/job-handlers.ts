@@ -1,0 +1,22 @@
+import { Job, UnrecoverableError } from 'bullmq';
+import { JobName, JobPayload, jobsOfQueue, JobsOf, QueueName } from '@stratus/queue';
+
+/** One handler per job of a queue; the compiler checks the set is complete. */
+export type JobHandlers<Q extends QueueName> = { [N in JobsOf<Q>]: (data: JobPayload<N>, job: Job) => Promise<unknown> };
+
+/** Start-up fails when a catalogued job has no handler or a handler has no job. */
+export function assertHandlers<Q extends QueueName>(queue: Q, handlers: JobHandlers<Q>): void {
+  const expected = jobsOfQueue(queue).sort();
+  const given = Object.keys(handlers).sort();
+  const missing = expected.filter((n) => !given.includes(n));
+  const extra = given.filter((n) => !expected.includes(n as JobName));
+  if (missing.length || extra.length) {
+    throw new Error(`queue ${queue}: jobs without a handler [${missing.join(', ')}], handlers without a job [${extra.join(', ')}]`);
+  }
+}
+
+export function runHandler<Q extends QueueName>(handlers: JobHandlers<Q>, job: Job): Promise<unknown> {
+  const handler = (handlers as Record<string, (data: unknown, job: Job) => Promise<unknown>>)[job.name];
+  if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
+  return handler(job.data, job);
+}

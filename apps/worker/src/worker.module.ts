@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, DatabaseModule, LoggingModule } from '@stratus/core';
+import { ProvidersModule } from '@stratus/providers';
+import { OutboxService, QueueModule } from '@stratus/queue';
+import { CatalogSync } from './catalog/catalog.sync';
+import { InstancesProcessor } from './instances/instances.processor';
+import { InstancesReconciler } from './instances/instances.reconciler';
+import { MaintenanceProcessor } from './schedules/maintenance.processor';
+
+@Module({
+  imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
+  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, MaintenanceProcessor],
+})
+export class WorkerModule {}

@@ -1,0 +1,58 @@
+'use strict';
+// The demo application of the `demo-web` image. It binds its port only once it
+// is ready to serve, as cluster members must.
+const http = require('node:http');
+const os = require('node:os');
+
+const host = process.env.HOST || '0.0.0.0';
+const port = Number(process.env.PORT || 3000);
+const instanceId = process.env.STRATUS_INSTANCE_ID || 'unknown';
+const started = Date.now();
+let background = null;
+
+function burn(ms) {
+  const end = Date.now() + ms;
+  let x = 0;
+  while (Date.now() < end) x += Math.sqrt(x + 1);
+  return x;
+}
+
+// Keeps one core `percent` busy for `seconds`, in 100 ms slices.
+function load(percent, seconds) {
+  if (background) clearInterval(background);
+  const until = Date.now() + seconds * 1000;
+  background = setInterval(() => {
+    if (Date.now() > until) return clearInterval(background);
+    burn(percent);
+  }, 100);
+}
+
+function send(res, status, body) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  if (url.pathname === '/') {
+    return send(res, 200, { instance: instanceId, hostname: os.hostname(), pid: process.pid, uptime_ms: Date.now() - started });
+  }
+  if (url.pathname === '/health') return send(res, 200, { status: 'ok' });
+  if (url.pathname === '/burn') {
+    const ms = Math.min(Math.max(Number(url.searchParams.get('ms')) || 100, 0), 10_000);
+    burn(ms);
+    return send(res, 200, { instance: instanceId, burned_ms: ms });
+  }
+  if (url.pathname === '/load' && req.method === 'POST') {
+    const percent = Math.min(Math.max(Number(url.searchParams.get('percent')) || 0, 0), 100);
+    const seconds = Math.min(Math.max(Number(url.searchParams.get('seconds')) || 60, 0), 3600);
+    load(percent, seconds);
+    return send(res, 200, { instance: instanceId, percent, seconds });
+  }
+  send(res, 404, { error: { code: 'not_found', message: 'no such path' } });
+});
+
+server.keepAliveTimeout = 65_000;
+server.listen(port, host);
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,80 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/*
+ * The provider's catalog, mirrored into PostgreSQL by the catalog sync so the
+ * API answers lookups and validates references without calling the provider.
+ */
+
+@Entity('flavors')
+export class Flavor {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text', unique: true })
+  name: string;
+
+  @Column({ type: 'int' })
+  vcpus: number;
+
+  @Column({ name: 'ram_mb', type: 'int' })
+  ramMb: number;
+
+  @Column({ name: 'disk_gb', type: 'int' })
+  diskGb: number;
+}
+
+@Entity('images')
+export class Image {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+}
+
+@Entity('networks')
+export class Network {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'cidr' })
+  cidr: string;
+}
+
+@Entity('keypairs')
+export class Keypair {
+  @PrimaryColumn({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text' })
+  fingerprint: string;
+}
+
+export interface SecurityGroupRule {
+  id: string;
+  direction: 'ingress' | 'egress';
+  protocol: 'tcp' | 'udp' | 'icmp' | 'all';
+  port?: number;
+  cidr?: string;
+}
+
+@Entity('security_groups')
+export class SecurityGroup {
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'text', unique: true })
+  name: string;
+
+  @Column({ type: 'text', default: '' })
+  description: string;
+
+  @Column({ type: 'jsonb' })
+  rules: SecurityGroupRule[];
+}

@@ -1,0 +1,76 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { InstanceStatus } from '../status/transitions';
+
+/** The desired spec of a compute instance and what was last observed of it. */
+@Entity('instances')
+@Index('instances_project_created', ['projectId', 'createdAt'])
+@Index('instances_status', ['status'])
+export class Instance {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  @Column({ name: 'user_id', type: 'text' })
+  userId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ name: 'image_id', type: 'text' })
+  imageId: string;
+
+  @Column({ name: 'image_name', type: 'text', nullable: true })
+  imageName: string | null;
+
+  @Column({ name: 'flavor_id', type: 'text' })
+  flavorId: string;
+
+  @Column({ name: 'network_id', type: 'text' })
+  networkId: string;
+
+  @Column({ name: 'keypair_name', type: 'text' })
+  keypairName: string;
+
+  @Column({ name: 'security_group_ids', type: 'text', array: true })
+  securityGroupIds: string[];
+
+  /** Application port, exported to the instance as PORT. */
+  @Column({ type: 'int', default: 3000 })
+  port: number;
+
+  @Column({ type: 'text', nullable: true })
+  dname: string | null;
+
+  @Column({ name: 'user_data', type: 'text', nullable: true })
+  userData: string | null;
+
+  /** Private address on the provider's network. */
+  @Column({ type: 'inet' })
+  address: string;
+
+  @Column({ type: 'text' })
+  status: InstanceStatus;
+
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason: string | null;
+
+  /** String values only, as SPEC.md shows them. */
+  @Column({ type: 'jsonb', default: {} })
+  metadata: Record<string, string>;
+
+  /** Bumped by every change of desired state; job ids and status updates carry it. */
+  @Column({ type: 'int', default: 1 })
+  generation: number;
+
+  /** A BUILD older than this is failed by the reconciler. */
+  @Column({ name: 'build_deadline', type: 'timestamptz', nullable: true })
+  buildDeadline: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

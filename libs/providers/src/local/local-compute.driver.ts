@@ -1,0 +1,277 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ComputeDriver, InstanceSpec, ObservedInstance } from '../compute.driver';
+import { DriverError } from '../driver-error';
+import { CgroupLimiter } from './cgroups';
+import { LocalImage, LocalImages } from './local-images';
+import { INSTANCE_MARKER, isAlive, readStat, scanInstanceLeaders } from './process-table';
+import { RunAs } from './run-user';
+
+export interface LocalComputeOptions {
+  instancesDir: string;
+  runAs: RunAs;
+  limiter: CgroupLimiter;
+  images: LocalImages;
+  bootTimeoutMs: number;
+}
+
+const STOP_GRACE_MS = 5_000;
+const POLL_MS = 50;
+
+/**
+ * Instances as supervised process groups. Each instance has a control folder
+ * (`<instancesDir>/<id>`: boot script, console log, pid file) and a home
+ * inside it owned by the unprivileged run user. The process group leader
+ * carries STRATUS_INSTANCE_ID in its environment, so the process table itself
+ * tells which instances run, even when a worker died before writing a pid file.
+ */
+export class LocalComputeDriver implements ComputeDriver {
+  private readonly exitListeners: Array<(id: string) => void> = [];
+  private readonly exitCodes = new Map<string, string>();
+
+  constructor(private readonly opts: LocalComputeOptions) {
+    mkdirSync(opts.instancesDir, { recursive: true, mode: 0o755 });
+    assertSearchable(opts.instancesDir, opts.runAs);
+  }
+
+  onExit(listener: (id: string) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  async observe(id: string): Promise<ObservedInstance | null> {
+    const fromPidFile = this.pidFromFile(id);
+    if (fromPidFile !== null) return this.observed(id, fromPidFile);
+    return (await this.observeAll([id])).get(id) ?? null;
+  }
+
+  async observeAll(ids: string[]): Promise<Map<string, ObservedInstance>> {
+    const leaders = scanInstanceLeaders();
+    const result = new Map<string, ObservedInstance>();
+    for (const id of ids) {
+      const leader = leaders.get(id)?.[0];
+      if (leader) {
+        this.writePidFile(id, leader.pid, leader.startTime);
+        result.set(id, this.observed(id, leader.pid));
+      } else if (existsSync(this.controlDir(id))) {
+        result.set(id, this.observed(id, null));
+      }
+    }
+    return result;
+  }
+
+  async create(spec: InstanceSpec): Promise<ObservedInstance> {
+    const image = this.opts.images.get(spec.imageId);
+    if (!image) throw new DriverError('invalid', `image ${spec.imageId} does not exist on this provider`);
+    const existing = await this.observe(spec.id);
+    if (existing?.running) {
+      await this.waitReady(spec, image, existing.pid!);
+      return existing;
+    }
+    if (!existing) this.layOut(spec, image);
+    const pid = this.boot(spec, image);
+    await this.waitReady(spec, image, pid);
+    return this.observed(spec.id, pid);
+  }
+
+  async delete(id: string): Promise<void> {
+    const pids = new Set<number>(this.opts.limiter.members(id));
+    const observed = await this.observe(id);
+    if (observed?.pid) pids.add(observed.pid);
+    if (pids.size > 0) {
+      this.signal(pids, 'SIGTERM');
+      const deadline = Date.now() + STOP_GRACE_MS;
+      while ([...pids].some((p) => isAlive(readStat(p))) && Date.now() < deadline) await sleep(POLL_MS);
+      this.signal(pids, 'SIGKILL');
+      for (const p of this.opts.limiter.members(id)) pids.add(p);
+      this.signal(pids, 'SIGKILL');
+    }
+    this.opts.limiter.remove(id);
+    rmSync(this.controlDir(id), { recursive: true, force: true });
+  }
+
+  private observed(id: string, pid: number | null): ObservedInstance {
+    return { running: pid !== null, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
+  }
+
+  private controlDir(id: string): string {
+    return join(this.opts.instancesDir, id);
+  }
+
+  private home(id: string): string {
+    return join(this.controlDir(id), 'home');
+  }
+
+  /** First create only: the image's files become the instance's home, like a root disk. */
+  private layOut(spec: InstanceSpec, image: LocalImage): void {
+    const home = this.home(spec.id);
+    mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o755 });
+    cpSync(image.dir, home, { recursive: true, filter: (src) => !src.endsWith('image.json') });
+    mkdirSync(join(home, '.stratus'), { recursive: true, mode: 0o700 });
+    if (spec.userData) writeFileSync(join(home, '.stratus', 'user-data'), spec.userData, { mode: 0o700 });
+    writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor));
+    chownTree(home, this.opts.runAs);
+  }
+
+  /** Starts the boot script in a new session; returns the group leader's pid. */
+  private boot(spec: InstanceSpec, image: LocalImage): number {
+    const dir = this.controlDir(spec.id);
+    const bootScript = join(dir, 'boot.sh');
+    writeFileSync(bootScript, bootScriptFor(image), { mode: 0o755 });
+    const joinGroups = this.opts.limiter.prepare(spec.id, spec.flavor);
+    const { runAs } = this.opts;
+    // Join the cgroups while still root, then drop to the run user in place
+    // (setpriv execs, so the pid we hold stays the instance's own).
+    const wrapper = [
+      ...joinGroups.map((f) => `echo $$ > '${f}'`),
+      runAs.name
+        ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups -- /bin/sh '${bootScript}'`
+        : `exec /bin/sh '${bootScript}'`,
+    ].join(' && ');
+    const log = openSync(join(dir, 'console.log'), 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn('/bin/sh', ['-c', wrapper], {
+        cwd: this.home(spec.id),
+        detached: true,
+        stdio: ['ignore', log, log],
+        env: {
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          LANG: 'C.UTF-8',
+          HOME: this.home(spec.id),
+          USER: runAs.name || process.env.USER || '',
+          HOST: spec.address,
+          PORT: String(spec.port),
+          STRATUS_NODE: process.execPath,
+          [INSTANCE_MARKER]: spec.id,
+        },
+      });
+    } finally {
+      closeSync(log);
+    }
+    if (child.pid === undefined) throw new DriverError('retryable', `could not start the boot process of ${spec.id}`);
+    const stat = readStat(child.pid);
+    this.writePidFile(spec.id, child.pid, stat?.startTime ?? '0');
+    this.exitCodes.delete(spec.id);
+    child.on('exit', (code, signal) => {
+      this.exitCodes.set(spec.id, signal ? `signal ${signal}` : `code ${code}`);
+      for (const listener of this.exitListeners) listener(spec.id);
+    });
+    child.unref();
+    return child.pid;
+  }
+
+  private async waitReady(spec: InstanceSpec, image: LocalImage, pid: number): Promise<void> {
+    const deadline = Date.now() + this.opts.bootTimeoutMs;
+    const bootedMarker = join(this.home(spec.id), '.stratus', 'booted');
+    while (Date.now() < deadline) {
+      if (!isAlive(readStat(pid))) {
+        // Let the exit event deliver the code when the process is ours.
+        await sleep(POLL_MS);
+        const how = this.exitCodes.get(spec.id) ?? 'an unknown status';
+        throw new DriverError('invalid', `boot failed: exited with ${how}; last output: ${this.tail(spec.id)}`);
+      }
+      const ready = image.readiness === 'port' ? await canConnect(spec.address, spec.port) : existsSync(bootedMarker);
+      if (ready) return;
+      await sleep(POLL_MS);
+    }
+    await this.delete(spec.id);
+    throw new DriverError('invalid', `boot failed: not ready within ${this.opts.bootTimeoutMs} ms; last output: ${this.tail(spec.id)}`);
+  }
+
+  private tail(id: string, chars = 400): string {
+    try {
+      const text = readFileSync(join(this.controlDir(id), 'console.log'), 'utf8').trim();
+      return JSON.stringify(text.slice(-chars));
+    } catch {
+      return '(no output)';
+    }
+  }
+
+  private pidFromFile(id: string): number | null {
+    try {
+      const [pid, startTime] = readFileSync(join(this.controlDir(id), 'pid'), 'utf8').trim().split(' ');
+      const stat = readStat(Number(pid));
+      return isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid ? stat.pid : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private writePidFile(id: string, pid: number, startTime: string): void {
+    try {
+      writeFileSync(join(this.controlDir(id), 'pid'), `${pid} ${startTime}\n`);
+    } catch {
+      // Control folder removed by a concurrent delete; nothing to record.
+    }
+  }
+
+  private limitsOf(id: string): { vcpus: number; ramMb: number } {
+    try {
+      return JSON.parse(readFileSync(join(this.controlDir(id), 'limits.json'), 'utf8'));
+    } catch {
+      return { vcpus: 0, ramMb: 0 };
+    }
+  }
+
+  private signal(pids: Set<number>, signal: NodeJS.Signals): void {
+    for (const pid of pids) {
+      for (const target of [-pid, pid]) {
+        try {
+          process.kill(target, signal);
+        } catch {
+          // Already gone, or not a group leader.
+        }
+      }
+    }
+  }
+}
+
+function bootScriptFor(image: LocalImage): string {
+  return `#!/bin/sh
+# Written by the local provider before every boot.
+cd "$HOME" || exit 71
+rm -f .stratus/booted
+if [ -f .stratus/user-data ] && [ ! -f .stratus/first-boot-done ]; then
+  echo "[boot] running user_data"
+  if [ "$(head -c 2 .stratus/user-data)" = '#!' ]; then ./.stratus/user-data; else /bin/sh .stratus/user-data; fi
+  rc=$?
+  if [ "$rc" -ne 0 ]; then echo "[boot] user_data failed with exit code $rc"; exit "$rc"; fi
+  touch .stratus/first-boot-done
+fi
+touch .stratus/booted
+echo "[boot] starting ${image.name}"
+${image.start}
+`;
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(500, () => done(false));
+  });
+}
+
+function chownTree(path: string, runAs: RunAs): void {
+  if (!runAs.name) return;
+  chownSync(path, runAs.uid, runAs.gid);
+  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), runAs);
+}
+
+/** The run user must be able to reach its home through every parent folder. */
+function assertSearchable(dir: string, runAs: RunAs): void {
+  if (!runAs.name) return;
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) {
+      throw new Error(`instances folder ${dir} is not reachable by user ${runAs.name}: ${d} is not searchable by others (chmod o+x)`);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Environment variable that marks every process of an instance; the process table is the truth. */
+export const INSTANCE_MARKER = 'STRATUS_INSTANCE_ID';
+
+export interface ProcStat {
+  pid: number;
+  state: string;
+  pgrp: number;
+  startTime: string;
+}
+
+/** Fields of /proc/<pid>/stat; null when the process is gone. */
+export function readStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return { pid, state: rest[0], pgrp: Number(rest[2]), startTime: rest[19] };
+}
+
+export function isAlive(stat: ProcStat | null): stat is ProcStat {
+  return stat !== null && stat.state !== 'Z' && stat.state !== 'X';
+}
+
+function markerOf(pid: number): string | null {
+  let env: string;
+  try {
+    env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return null;
+  }
+  const at = env.indexOf(`${INSTANCE_MARKER}=`);
+  if (at < 0) return null;
+  const end = env.indexOf('\0', at);
+  return env.slice(at + INSTANCE_MARKER.length + 1, end < 0 ? undefined : end);
+}
+
+/**
+ * Every live process-group leader that carries the instance marker, by
+ * instance id. Used to adopt instances whose pid file is missing or stale and
+ * to prove there is never a second copy of one.
+ */
+export function scanInstanceLeaders(): Map<string, ProcStat[]> {
+  const found = new Map<string, ProcStat[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (!isAlive(stat) || stat.pgrp !== stat.pid) continue;
+    const id = markerOf(stat.pid);
+    if (id === null) continue;
+    found.set(id, [...(found.get(id) ?? []), stat]);
+  }
+  return found;
+}

@@ -1,0 +1,39 @@
+import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '@stratus/core';
+import { join } from 'node:path';
+import { CATALOG_DRIVER } from './catalog.driver';
+import { COMPUTE_DRIVER } from './compute.driver';
+import { CgroupLimiter } from './local/cgroups';
+import { LocalCatalog } from './local/local-catalog';
+import { LocalComputeDriver } from './local/local-compute.driver';
+import { LocalImages } from './local/local-images';
+import { ensureRunUser } from './local/run-user';
+
+const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
+
+/** The drivers of the provider chosen by PROVIDER. Only the worker creates compute drivers. */
+@Global()
+@Module({
+  providers: [
+    { provide: LOCAL_IMAGES, useFactory: () => new LocalImages() },
+    {
+      provide: CATALOG_DRIVER,
+      inject: [AppConfig, LOCAL_IMAGES],
+      useFactory: (config: AppConfig, images: LocalImages) => new LocalCatalog(images, config.LOCAL_ADDRESS_POOL),
+    },
+    {
+      provide: COMPUTE_DRIVER,
+      inject: [AppConfig, LOCAL_IMAGES],
+      useFactory: (config: AppConfig, images: LocalImages) =>
+        new LocalComputeDriver({
+          instancesDir: join(config.DATA_DIR, 'instances'),
+          runAs: ensureRunUser(config.LOCAL_RUN_USER),
+          limiter: new CgroupLimiter(),
+          images,
+          bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
+        }),
+    },
+  ],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER],
+})
+export class ProvidersModule {}

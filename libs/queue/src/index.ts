@@ -1,0 +1,4 @@
+export * from './queue-names';
+export * from './job-catalog';
+export * from './queue.module';
+export * from './outbox.service';

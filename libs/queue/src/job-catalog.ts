@@ -1,0 +1,51 @@
+import { JobsOptions } from 'bullmq';
+import { QUEUES, QueueName } from './queue-names';
+
+/**
+ * Every job the system runs, with its payload. Payloads carry ids only: the
+ * worker reloads the row, which is the truth. Job names, like queue names,
+ * are never renamed.
+ */
+export interface JobCatalog {
+  'instance.create': { instanceId: string; generation: number };
+  'instance.delete': { instanceId: string; generation: number };
+  'instances.reconcile': Record<string, never>;
+  'catalog.sync': Record<string, never>;
+  'outbox.relay': Record<string, never>;
+}
+
+export type JobName = keyof JobCatalog;
+export type JobPayload<N extends JobName> = JobCatalog[N];
+
+export const JOB_QUEUE = {
+  'instance.create': QUEUES.instances,
+  'instance.delete': QUEUES.instances,
+  'instances.reconcile': QUEUES.maintenance,
+  'catalog.sync': QUEUES.maintenance,
+  'outbox.relay': QUEUES.maintenance,
+} as const satisfies { readonly [N in JobName]: QueueName };
+
+export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];
+
+export function jobsOfQueue(queue: QueueName): JobName[] {
+  return (Object.keys(JOB_QUEUE) as JobName[]).filter((n) => JOB_QUEUE[n] === queue);
+}
+
+/**
+ * Deterministic job id: the same change of the same resource is one job, so a
+ * duplicate enqueue (direct path and outbox relay racing) is a no-op.
+ */
+export function resourceJobId(name: JobName, resourceId: string | number, generation: number): string {
+  return `${name.replace('.', '-')}-${resourceId}-g${generation}`;
+}
+
+/**
+ * Finished jobs are kept long enough to dedupe late duplicates and to show on
+ * the dashboard, and no longer.
+ */
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 5000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+};

@@ -1,0 +1,92 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { OutboxEntry } from '@stratus/core';
+import { Queue } from 'bullmq';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { JOB_QUEUE, JobName, JobPayload, resourceJobId } from './job-catalog';
+
+export interface PendingJob<N extends JobName = JobName> {
+  name: N;
+  payload: JobPayload<N>;
+  jobId: string;
+}
+
+/** A job for one resource change; its id makes every enqueue of it idempotent. */
+export function resourceJob<N extends 'instance.create' | 'instance.delete'>(
+  name: N,
+  payload: JobPayload<N>,
+): PendingJob<N> {
+  return { name, payload, jobId: resourceJobId(name, payload.instanceId, payload.generation) };
+}
+
+/**
+ * The transactional outbox: `write` inside the resource's transaction,
+ * `dispatch` after commit, `relay` on a schedule for whatever dispatch missed.
+ */
+@Injectable()
+export class OutboxService {
+  private readonly logger = new Logger(OutboxService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async write(manager: EntityManager, job: PendingJob): Promise<OutboxEntry> {
+    return manager.getRepository(OutboxEntry).save({
+      jobName: job.name,
+      jobId: job.jobId,
+      payload: job.payload as Record<string, string | number>,
+    });
+  }
+
+  /** Best effort: a failure here is repaired by the relay, so it never fails the request. */
+  async dispatch(entries: OutboxEntry[]): Promise<void> {
+    try {
+      await this.enqueue(entries);
+      await this.dataSource
+        .getRepository(OutboxEntry)
+        .update({ id: In(entries.map((e) => e.id)) }, { dispatchedAt: new Date() });
+    } catch (err) {
+      this.logger.warn({ err: String(err), entries: entries.map((e) => e.jobId) }, 'direct enqueue failed; the relay will retry');
+    }
+  }
+
+  /** Enqueues pending rows older than `minAgeMs`; returns how many. */
+  async relay(minAgeMs: number, batch = 200): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const entries: OutboxEntry[] = await manager
+        .getRepository(OutboxEntry)
+        .createQueryBuilder('o')
+        .where('o.dispatched_at IS NULL')
+        .andWhere(`o.created_at < now() - make_interval(secs => :age)`, { age: minAgeMs / 1000 })
+        .orderBy('o.id')
+        .limit(batch)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked')
+        .getMany();
+      if (entries.length === 0) return 0;
+      await this.enqueue(entries);
+      await manager.getRepository(OutboxEntry).update({ id: In(entries.map((e) => e.id)) }, { dispatchedAt: new Date() });
+      return entries.length;
+    });
+  }
+
+  /** Dispatched rows are history; keep a day of it. */
+  async prune(olderThanMs = 24 * 3600_000): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < now() - make_interval(secs => $1)`,
+      [olderThanMs / 1000],
+    );
+  }
+
+  private async enqueue(entries: OutboxEntry[]): Promise<void> {
+    await Promise.all(
+      entries.map((e) => {
+        const queue = this.moduleRef.get<Queue>(getQueueToken(JOB_QUEUE[e.jobName as JobName]), { strict: false });
+        return queue.add(e.jobName, e.payload, { jobId: e.jobId });
+      }),
+    );
+  }
+}

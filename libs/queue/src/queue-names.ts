@@ -1,0 +1,11 @@
+/**
+ * Queue names are part of the data in Redis: NEVER rename one. A new name
+ * is a new queue, and jobs waiting under the old name would be stranded.
+ */
+export const QUEUES = {
+  instances: 'instances',
+  maintenance: 'maintenance',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+export const ALL_QUEUES: QueueName[] = Object.values(QUEUES);
