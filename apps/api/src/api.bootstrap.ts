@@ -20,7 +20,11 @@ export async function createApi(): Promise<NestFastifyApplication> {
       reply.status(status).send(body);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, { bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, {
+    bufferLogs: true,
+    // Our own JSON parser (size and depth limits) is the only one.
+    bodyParser: false,
+  });
   const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();

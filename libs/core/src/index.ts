@@ -19,3 +19,4 @@ export * from './secrets/api-key';
 export * from './secrets/secret-file';
 export * from './secrets/token-signer';
 export * from './instances/instance-cas';
+export * from './setup/setup';

@@ -8,15 +8,15 @@ export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Transform(({ value }) => (typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value))
-  @IsInt({ message: 'must be an integer between 1 and 100' })
-  @Min(1)
   @Max(100)
+  @Min(1)
+  @IsInt({ message: 'must be an integer between 1 and 100' })
   limit?: number;
 
   @ApiPropertyOptional({ description: 'next_cursor of the previous page' })
   @IsOptional()
-  @IsString()
   @MaxLength(512)
+  @IsString()
   cursor?: string;
 }
 

@@ -4,7 +4,9 @@ import { ArgumentMetadata, BadRequestException, Injectable, ValidationError, Val
 export function describeValidationErrors(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((e) => {
     const path = parent ? (/^\d+$/.test(e.property) ? `${parent}[${e.property}]` : `${parent}.${e.property}`) : e.property;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${path}: ${m}`);
+    // class-validator starts each message with the property name; the path replaces it.
+    const messages = Object.values(e.constraints ?? {}).map((m) => (m.startsWith(`${e.property} `) ? m.slice(e.property.length + 1) : m));
+    const own = messages.length ? [`${path}: ${[...new Set(messages)].join(', ')}`] : [];
     return [...own, ...describeValidationErrors(e.children ?? [], path)];
   });
 }
@@ -23,6 +25,7 @@ export class StrictValidationPipe extends ValidationPipe {
       transform: true,
       transformOptions: { enableImplicitConversion: false },
       forbidUnknownValues: true,
+      stopAtFirstError: true,
       validationError: { target: false, value: false },
       exceptionFactory: (errors) => new BadRequestException(describeValidationErrors(errors).join('; ')),
     });

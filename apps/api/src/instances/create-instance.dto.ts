@@ -1,32 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateBy,
-  ValidateNested,
-} from 'class-validator';
+import { IsObject, IsOptional, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
+import { OptionalString, OptionalStringArray, RequiredInt, RequiredString } from '../http/field.decorators';
 
 export class InstanceVolumeDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   name: string;
 
   @ApiProperty({ description: 'GB', minimum: 1, maximum: 16384 })
-  @IsInt()
-  @Min(1)
-  @Max(16384)
+  @RequiredInt(1, 16384)
   size: number;
 }
 
@@ -44,53 +27,37 @@ const IsPort = () =>
 
 export class CreateInstanceDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   name: string;
 
   @ApiProperty({ description: 'from GET /v1/images' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   image_id: string;
 
   @ApiProperty({ description: 'flavor id or name, from GET /v1/flavors' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   flavor_id: string;
 
   @ApiProperty({ description: 'from GET /v1/networks' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   network_id: string;
 
   @ApiProperty({ description: 'from GET /v1/keypairs' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
+  @RequiredString()
   keypair_name: string;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
+  @OptionalStringArray()
   security_group_ids?: string[];
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsString({ each: true })
+  @OptionalStringArray()
   security_group_names?: string[];
 
   @ApiPropertyOptional({ type: InstanceVolumeDto })
   @IsOptional()
-  @IsObject()
   @ValidateNested()
+  @IsObject()
   @Type(() => InstanceVolumeDto)
   volume?: InstanceVolumeDto;
 
@@ -101,19 +68,15 @@ export class CreateInstanceDto {
 
   @ApiPropertyOptional({ description: 'subdomain prefix (without the domain suffix)', maxLength: 63 })
   @IsOptional()
-  @IsString()
   @Matches(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, { message: 'must be a DNS label: lowercase letters, digits and hyphens' })
+  @IsString()
   dname?: string;
 
   @ApiPropertyOptional({ description: 'shell script run at first boot', maxLength: 65535 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(65535)
+  @OptionalString(65535)
   user_data?: string;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(255)
+  @OptionalString()
   imageName?: string;
 }

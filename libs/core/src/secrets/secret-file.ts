@@ -17,6 +17,7 @@ export function readOrCreateSecret(path: string, make: () => string): string {
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
   }
+  mkdirSync(dirname(dirname(path)), { recursive: true });
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(path, make(), { flag: 'wx', mode: 0o600 });

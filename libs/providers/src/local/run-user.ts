@@ -9,8 +9,8 @@ export interface RunAs {
 
 function lookup(name: string): RunAs | null {
   try {
-    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim());
+    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: 'pipe' }).trim());
+    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: 'pipe' }).trim());
     return { uid, gid, name };
   } catch {
     return null;

@@ -1,0 +1,85 @@
+import 'reflect-metadata';
+import { Command } from 'commander';
+import { loadConfig, migrate, mintToken, Project, ProjectsService } from '@stratus/core';
+import { DataSource } from 'typeorm';
+
+/** Operator CLI: `npm run cli -- <command>`. Secrets are printed once and never stored. */
+const program = new Command('stratus').description('Stratus operator commands');
+
+async function withProjects<T>(fn: (projects: ProjectsService, ds: DataSource) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const dataSource = await migrate(config);
+  try {
+    return await fn(new ProjectsService(dataSource, config), dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function findProject(ds: DataSource, ref: string): Promise<Project> {
+  const isUuid = /^[0-9a-f-]{36}$/i.test(ref);
+  const project = await ds.getRepository(Project).findOneBy(isUuid ? { id: ref } : { name: ref });
+  if (!project) throw new Error(`no project ${ref}`);
+  return project;
+}
+
+program
+  .command('project:create <name>')
+  .description('create a project')
+  .action((name: string) =>
+    withProjects(async (projects) => {
+      const p = await projects.createProject(name);
+      console.log(JSON.stringify({ id: p.id, name: p.name }));
+    }),
+  );
+
+program
+  .command('project:list')
+  .action(() =>
+    withProjects(async (_p, ds) => {
+      for (const p of await ds.getRepository(Project).find({ order: { createdAt: 'ASC' } })) {
+        console.log(`${p.id}  ${p.name}`);
+      }
+    }),
+  );
+
+program
+  .command('key:create <project>')
+  .description('issue an API key for a project (name or id); printed once')
+  .option('--user <user>', 'user the key acts as', 'admin')
+  .option('--label <label>', 'note kept with the key', '')
+  .action((ref: string, opts: { user: string; label: string }) =>
+    withProjects(async (projects, ds) => {
+      const project = await findProject(ds, ref);
+      const { key, keyId } = await projects.issueApiKey(project.id, opts.user, opts.label);
+      console.log(JSON.stringify({ key_id: keyId, api_key: key, project_id: project.id }));
+    }),
+  );
+
+program
+  .command('key:revoke <keyId>')
+  .action((keyId: string) =>
+    withProjects(async (projects) => {
+      if (!(await projects.revokeApiKey(keyId))) throw new Error(`no key ${keyId}`);
+      console.log(`revoked ${keyId}`);
+    }),
+  );
+
+program
+  .command('token:create <project>')
+  .description('mint a Bearer token with the embedded identity provider')
+  .option('--user <user>', 'subject of the token', 'admin')
+  .option('--ttl <seconds>', 'lifetime in seconds', '3600')
+  .action((ref: string, opts: { user: string; ttl: string }) =>
+    withProjects(async (_p, ds) => {
+      const config = loadConfig();
+      if (config.AUTH_JWKS_URL) throw new Error('an external identity provider is configured (AUTH_JWKS_URL); it issues the tokens');
+      const project = await findProject(ds, ref);
+      console.log(mintToken(config, project.id, opts.user, Number(opts.ttl)));
+    }),
+  );
+
+program.parseAsync().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import 'reflect-metadata';
+import { bootstrapFirstProject, loadConfig, migrate, syncCatalog } from '@stratus/core';
+import { LocalCatalog, LocalImages } from '@stratus/providers';
+
+/**
+ * Everything `npm start` and the test suite need before the processes start:
+ * database, migrations, the provider catalog, and the first project.
+ */
+export async function setup(opts: { bootstrap: boolean }): Promise<void> {
+  const config = loadConfig();
+  const dataSource = await migrate(config);
+  try {
+    const catalog = await new LocalCatalog(new LocalImages(), config.LOCAL_ADDRESS_POOL).catalog();
+    await dataSource.transaction((m) => syncCatalog(m, catalog));
+    if (opts.bootstrap) {
+      const created = await bootstrapFirstProject(dataSource, config);
+      if (created) {
+        console.log('\nFirst project created. These credentials are shown once and kept in');
+        console.log(`${config.DATA_DIR}/credentials.json (mode 0600):\n`);
+        console.log(`  project:      ${created.project_name} (${created.project_id})`);
+        console.log(`  x-api-key:    ${created.api_key}`);
+        console.log(`  Bearer token: ${created.bearer_token}\n`);
+      }
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+if (require.main === module) {
+  setup({ bootstrap: !process.argv.includes('--no-bootstrap') }).catch((err) => {
+    console.error(`setup failed: ${err instanceof Error ? err.message : err}`);
+    process.exit(1);
+  });
+}
