@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
 import { Logger } from 'nestjs-pino';
@@ -13,6 +14,12 @@ import { StrictValidationPipe } from './http/validation.pipe';
 export async function createApi(): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: 1_048_576,
+    // A caller's x-request-id is kept when it is sane; otherwise one is made.
+    requestIdHeader: false,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
     maxParamLength: 512,
     // Errors Fastify raises before routing (bad URL encoding) still leave as the envelope.
     frameworkErrors: (error: FastifyError, _req: unknown, reply: FastifyReply) => {
@@ -31,6 +38,10 @@ export async function createApi(): Promise<NestFastifyApplication> {
 
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   fastify.setErrorHandler((error, _req, reply) => {
     const [status, body] = toEnvelope(error);
     reply.status(status).send(body);

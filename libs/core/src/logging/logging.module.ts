@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from '../config/app.config';
 
@@ -30,12 +30,8 @@ export class LoggingModule {
               level: config.LOG_LEVEL,
               base: { service },
               redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-              genReqId: (req: IncomingMessage, res: ServerResponse) => {
-                const given = req.headers['x-request-id'];
-                const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
-                res.setHeader('x-request-id', id);
-                return id;
-              },
+              // The HTTP server assigns the id (and echoes it); logs reuse it.
+              genReqId: (req: IncomingMessage) => String((req as { id?: unknown }).id ?? randomUUID()),
               customAttributeKeys: { reqId: 'request_id' },
               serializers: {
                 req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),

@@ -1,0 +1,88 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { HttpClient } from './http-client';
+import { REPO_ROOT, testEnv } from './test-env';
+import { waitFor } from './wait';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+type Service = 'api' | 'worker';
+
+/**
+ * The real system for end-to-end tests: the compiled api and worker as
+ * separate processes on the test database and queues. Their output goes to
+ * DATA_DIR/logs, which the secret-leak checks read.
+ */
+export class TestStack {
+  readonly env: Record<string, string>;
+  readonly http: HttpClient;
+  private readonly processes = new Map<Service, ChildProcess>();
+
+  private constructor(env: Record<string, string>) {
+    this.env = env;
+    this.http = new HttpClient(`http://127.0.0.1:${env.API_PORT}`);
+  }
+
+  static async start(overrides: Record<string, string> = {}, services: Service[] = ['api', 'worker']): Promise<TestStack> {
+    const stack = new TestStack(testEnv({ API_PORT: String(await freePort()), ...overrides }));
+    for (const s of services) await stack.startService(s);
+    return stack;
+  }
+
+  get logsDir(): string {
+    return join(this.env.DATA_DIR, 'logs');
+  }
+
+  process(service: Service): ChildProcess | undefined {
+    return this.processes.get(service);
+  }
+
+  async startService(service: Service): Promise<void> {
+    mkdirSync(this.logsDir, { recursive: true });
+    const log = createWriteStream(join(this.logsDir, `${service}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service}/src/main.js`], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    this.processes.set(service, child);
+    if (service === 'api') {
+      await waitFor('the api to answer /ready', async () => (await this.http.get('/ready')).status === 200, {
+        timeoutMs: 30_000,
+      });
+    } else {
+      await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
+    }
+  }
+
+  /** Stops a service with `signal` and waits for it to be gone. */
+  async stopService(service: Service, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.processes.get(service);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    this.processes.delete(service);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([this.stopService('api'), this.stopService('worker')]);
+  }
+}

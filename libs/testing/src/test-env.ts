@@ -1,0 +1,31 @@
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+
+/**
+ * The environment every test process runs with: its own database, queue
+ * prefix, data folder and loopback block, so a test run never touches a
+ * development installation on the same machine.
+ */
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  // STRATUS_TEST_SLOT (0-9) lets several test runs share a machine without meeting.
+  const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
+  const suffix = slot ? `-${slot}` : '';
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix.replace('-', '_')}`,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    QUEUE_PREFIX: `stratus-test${suffix}`,
+    DATA_DIR: join(REPO_ROOT, '.data', `test${suffix}`),
+    LOCAL_ADDRESS_POOL: `127.${78 + slot}.0.0/16`,
+    LOG_LEVEL: 'info',
+    RECONCILE_INTERVAL_MS: '2000',
+    OUTBOX_RELAY_INTERVAL_MS: '1000',
+    ...overrides,
+  };
+}
+
+/** Applies the test environment to this process (for code that calls loadConfig()). */
+export function useTestEnv(): void {
+  Object.assign(process.env, testEnv());
+}

@@ -1,0 +1,218 @@
+import { Instance } from '@stratus/core';
+import { createTenant, DEMO_INSTANCE, HttpClient, instanceLeadersUnder, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+
+describe('compute instances on the local provider', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let other: Tenant;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    db = await testDataSource();
+    owner = await createTenant(db);
+    other = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  it('creates a demo instance that reaches ACTIVE and serves from inside', async () => {
+    const created = await api.post('/v1/instances', { name: 'web-1', ...DEMO_INSTANCE });
+    expect(created.status).toBe(202);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'web-1',
+      status: 'building',
+      image_id: 'demo-web',
+      flavor_id: 'f-small',
+      network_id: 'private',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+
+    const active = await waitForInstance(api, created.body.id);
+    expect(active).toMatchObject({
+      name: 'web-1',
+      status: 'ACTIVE',
+      state: 'active',
+      image_id: 'demo-web',
+      flavor_id: 'f-small',
+      user_id: owner.userId,
+      project_id: owner.projectId,
+      metadata: { isPublic: 'false', enableSSH: 'false', privateIp: expect.stringMatching(/^127\.78\./) },
+    });
+    expect(Object.keys(active).sort()).toEqual(
+      ['created', 'flavor_id', 'id', 'image_id', 'metadata', 'name', 'project_id', 'state', 'status', 'status_reason', 'updated', 'user_id'].sort(),
+    );
+    expect(active.metadata.resourceLimits).toMatch(/^(enforced: cgroup v1, 1 vcpu, 512 MB|not enforced: .+)$/);
+
+    const res = await fetch(`http://${active.metadata.privateIp}:3000/`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).instance).toBe(created.body.id);
+  });
+
+  it('exports a custom app port and runs user_data at first boot', async () => {
+    const created = await api.post('/v1/instances', {
+      name: 'web-port',
+      ...DEMO_INSTANCE,
+      port: '8081',
+      user_data: '#!/bin/sh\necho first-boot > "$HOME/marker.txt"\n',
+    });
+    const active = await waitForInstance(api, created.body.id);
+    const res = await fetch(`http://${active.metadata.privateIp}:8081/health`);
+    expect(res.status).toBe(200);
+    const detail = await api.get(`/v1/instances/${created.body.id}`);
+    expect(detail.body).toMatchObject({ port: '8081', network_id: 'private', keypair_name: 'default', address: active.metadata.privateIp });
+  });
+
+  it('ends in ERROR with the reason when boot fails', async () => {
+    const created = await api.post('/v1/instances', {
+      name: 'broken',
+      ...DEMO_INSTANCE,
+      image_id: 'plain',
+      user_data: 'echo about to fail\nexit 7\n',
+    });
+    const failed = await waitForInstance(api, created.body.id, ['ERROR', 'ACTIVE']);
+    expect(failed.status).toBe('ERROR');
+    expect(failed.state).toBe('stopped');
+    expect(failed.status_reason).toContain('exited with code 7');
+    expect(failed.status_reason).toContain('about to fail');
+  });
+
+  it('keeps instances running and ACTIVE across a worker restart, and adopts them', async () => {
+    const created = await api.post('/v1/instances', { name: 'survivor', ...DEMO_INSTANCE, image_id: 'demo-web' });
+    const active = await waitForInstance(api, created.body.id);
+    const pidBefore = ((await (await fetch(`http://${active.metadata.privateIp}:3000/`)).json()) as any).pid;
+
+    await stack.stopService('worker', 'SIGKILL');
+    await stack.startService('worker');
+    // Give the restarted worker a reconcile pass over what it adopted.
+    await new Promise((r) => setTimeout(r, 3_000));
+
+    const after = await waitForInstance(api, created.body.id);
+    expect(after.status).toBe('ACTIVE');
+    const res = (await (await fetch(`http://${active.metadata.privateIp}:3000/`)).json()) as any;
+    expect(res.pid).toBe(pidBefore);
+
+    // Adopted means watched: when the process dies, status follows.
+    process.kill(pidBefore, 'SIGKILL');
+    const stopped = await waitForInstance(api, created.body.id, ['SHUTOFF'], 20_000);
+    expect(stopped.state).toBe('stopped');
+  });
+
+  it('deletes an instance: its processes end and it leaves the list', async () => {
+    const created = await api.post('/v1/instances', { name: 'doomed', ...DEMO_INSTANCE });
+    const active = await waitForInstance(api, created.body.id);
+    const instancesDir = join(stack.env.DATA_DIR, 'instances');
+    expect(instanceLeadersUnder(instancesDir).has(created.body.id)).toBe(true);
+
+    expect((await api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
+    await waitFor('the instance to leave the list', async () => {
+      const list = await api.get('/v1/instances');
+      return !(list.body as any[]).some((i) => i.id === created.body.id);
+    });
+    expect(instanceLeadersUnder(instancesDir).has(created.body.id)).toBe(false);
+    await expect(fetch(`http://${active.metadata.privateIp}:3000/`)).rejects.toThrow();
+    expect((await api.get(`/v1/instances/${created.body.id}`)).status).toBe(404);
+    // Its address went back to the pool.
+    expect(await db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [created.body.id])).toHaveLength(0);
+  });
+
+  describe('project scoping', () => {
+    let id: string;
+
+    beforeAll(async () => {
+      id = (await api.post('/v1/instances', { name: 'private-one', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+    });
+
+    it("answers 403 for another project's instance on get and delete", async () => {
+      const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+      for (const res of [await intruder.get(`/v1/instances/${id}`), await intruder.delete(`/v1/instances/${id}`)]) {
+        expect(res.status).toBe(403);
+        expect(res.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(id) });
+      }
+      const row = await db.getRepository(Instance).findOneByOrFail({ id });
+      expect(row.status).not.toBe('DELETING');
+    });
+
+    it("never lists another project's instances", async () => {
+      const theirs = await stack.http.with({ 'x-api-key': other.apiKey }).get('/v1/instances');
+      expect(theirs.status).toBe(200);
+      expect((theirs.body as any[]).map((i) => i.project_id)).not.toContain(owner.projectId);
+      const mine = await api.get('/v1/instances');
+      expect((mine.body as any[]).some((i) => i.id === id)).toBe(true);
+      expect((mine.body as any[]).every((i) => i.project_id === owner.projectId)).toBe(true);
+    });
+
+    it('answers 404 for an id that does not exist, in any form', async () => {
+      for (const bad of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '%27%3B--']) {
+        const res = await api.get(`/v1/instances/${bad}`);
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+    });
+  });
+
+  describe('400 on every invalid create', () => {
+    const valid = { name: 'v', ...DEMO_INSTANCE };
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing name', { ...valid, name: undefined }, 'name: is required'],
+      ['missing image_id', { ...valid, image_id: undefined }, 'image_id: is required'],
+      ['missing flavor_id', { ...valid, flavor_id: undefined }, 'flavor_id: is required'],
+      ['missing network_id', { ...valid, network_id: undefined }, 'network_id: is required'],
+      ['missing keypair_name', { ...valid, keypair_name: undefined }, 'keypair_name: is required'],
+      ['empty name', { ...valid, name: '' }, 'name: should not be empty'],
+      ['name not a string', { ...valid, name: 42 }, 'name: must be a string'],
+      ['name too long', { ...valid, name: 'x'.repeat(256) }, 'name: must be shorter'],
+      ['image_id not a string', { ...valid, image_id: ['demo-web'] }, 'image_id: must be a string'],
+      ['unknown image', { ...valid, image_id: 'windows-95' }, 'image_id: image "windows-95" does not exist'],
+      ['unknown flavor', { ...valid, flavor_id: 'm9.huge' }, 'flavor_id: flavor "m9.huge" does not exist'],
+      ['unknown network', { ...valid, network_id: 'public' }, 'network_id: network "public" does not exist'],
+      ['unknown keypair', { ...valid, keypair_name: 'nobody' }, 'keypair_name: keypair "nobody" does not exist'],
+      ['unknown security group name', { ...valid, security_group_names: ['default', 'nope'] }, 'security_group_names[1]: security group "nope" does not exist'],
+      ['unknown security group id', { ...valid, security_group_ids: ['sg-nope'] }, 'security_group_ids[0]: security group "sg-nope" does not exist'],
+      ['security_group_names not an array', { ...valid, security_group_names: 'default' }, 'security_group_names: must be an array'],
+      ['security group name not a string', { ...valid, security_group_names: [1] }, 'security_group_names: each value in security_group_names must be a string'],
+      ['port out of range', { ...valid, port: '70000' }, 'port: must be a port number'],
+      ['port not numeric', { ...valid, port: 'http' }, 'port: must be a port number'],
+      ['port as boolean', { ...valid, port: true }, 'port: must be a port number'],
+      ['dname with dots', { ...valid, dname: 'a.b' }, 'dname: must be a DNS label'],
+      ['dname upper case', { ...valid, dname: 'Web' }, 'dname: must be a DNS label'],
+      ['user_data not a string', { ...valid, user_data: { run: 'x' } }, 'user_data: must be a string'],
+      ['user_data too large', { ...valid, user_data: 'x'.repeat(65536) }, 'user_data: must be shorter'],
+      ['imageName not a string', { ...valid, imageName: 1 }, 'imageName: must be a string'],
+      ['volume not an object', { ...valid, volume: 'big' }, 'volume: must be an object'],
+      ['volume without size', { ...valid, volume: { name: 'data' } }, 'volume.size: is required'],
+      ['volume size not a number', { ...valid, volume: { name: 'data', size: '10' } }, 'volume.size: must be an integer number'],
+      ['volume size zero', { ...valid, volume: { name: 'data', size: 0 } }, 'volume.size: must not be less than 1'],
+      ['unknown field', { ...valid, status: 'ACTIVE' }, 'status: property status should not exist'],
+      ['owner field', { ...valid, project_id: 'x' }, 'project_id: property project_id should not exist'],
+    ];
+
+    it.each(cases)('%s', async (_label, body, message) => {
+      const before = await db.getRepository(Instance).count();
+      const res = await api.post('/v1/instances', JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('bad_request');
+      expect(res.body.error.message).toContain(message);
+      expect(await db.getRepository(Instance).count()).toBe(before);
+    });
+
+    it.each([
+      ['an array', '[]'],
+      ['a string', '"hello"'],
+      ['null', 'null'],
+      ['nothing', ''],
+    ])('body that is %s', async (_label, raw) => {
+      const res = await api.post('/v1/instances', raw, { 'content-type': 'application/json' });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ code: 'bad_request', message: 'request body must be a JSON object' });
+    });
+  });
+});
