@@ -45,7 +45,7 @@ describe('compute instances on the local provider', () => {
       flavor_id: 'f-small',
       user_id: owner.userId,
       project_id: owner.projectId,
-      metadata: { isPublic: 'false', enableSSH: 'false', privateIp: expect.stringMatching(/^127\.78\./) },
+      metadata: { isPublic: 'false', enableSSH: 'false', privateIp: expect.stringMatching(new RegExp('^' + stack.env.LOCAL_ADDRESS_POOL.split('.').slice(0, 2).join('\.') + '\.')) },
     });
     expect(Object.keys(active).sort()).toEqual(
       ['created', 'flavor_id', 'id', 'image_id', 'metadata', 'name', 'project_id', 'state', 'status', 'status_reason', 'updated', 'user_id'].sort(),

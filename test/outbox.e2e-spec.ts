@@ -24,7 +24,7 @@ describe('transactional outbox', () => {
     // What the API writes in its transaction, with the process "crashing" before the direct enqueue.
     const id = randomUUID();
     await db.transaction(async (m) => {
-      const address = await leaseAddress(m, '127.78.0.0/16', 'instance', id);
+      const address = await leaseAddress(m, stack.env.LOCAL_ADDRESS_POOL, 'instance', id);
       await m.getRepository(Instance).insert({
         id,
         projectId: tenant.projectId,

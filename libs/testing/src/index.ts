@@ -5,3 +5,4 @@ export * from './stack';
 export * from './tenants';
 export * from './instances';
 export * from './processes';
+export * from './installation';

@@ -1,6 +1,21 @@
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
-export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
+/**
+ * The repository (the folder with package.json) above this file, whether it
+ * runs from the sources (jest) or compiled under dist/ (the benchmarks).
+ */
+export const REPO_ROOT = findRepoRoot(__dirname);
+
+function findRepoRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`package.json not found above ${from}`);
+    dir = up;
+  }
+  return dir;
+}
 
 /**
  * The environment every test process runs with: its own database, queue

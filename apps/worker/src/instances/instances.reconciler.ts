@@ -81,7 +81,8 @@ export class InstancesReconciler {
       this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueueing a lost job');
       await this.queue.add(job.name, job.payload, { jobId: job.jobId });
     } else if (await existing.isFailed()) {
-      await existing.retry('failed');
+      // Another worker may retry it first; either way it runs again.
+      await existing.retry('failed').catch(() => undefined);
     }
   }
 }

@@ -70,7 +70,7 @@ export class LocalComputeDriver implements ComputeDriver {
       await this.waitReady(spec, image, existing.pid!);
       return existing;
     }
-    if (!existing) this.layOut(spec, image);
+    this.layOut(spec, image);
     const pid = this.boot(spec, image);
     await this.waitReady(spec, image, pid);
     return this.observed(spec.id, pid);
@@ -104,15 +104,23 @@ export class LocalComputeDriver implements ComputeDriver {
     return join(this.controlDir(id), 'home');
   }
 
-  /** First create only: the image's files become the instance's home, like a root disk. */
+  /**
+   * First create only: the image's files become the instance's home, like a
+   * root disk. A marker written last makes it all-or-nothing, so a worker that
+   * died half-way leaves something the next attempt redoes, not a broken home.
+   */
   private layOut(spec: InstanceSpec, image: LocalImage): void {
     const home = this.home(spec.id);
+    const done = join(this.controlDir(spec.id), 'laid-out');
+    if (existsSync(done)) return;
+    rmSync(home, { recursive: true, force: true });
     mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o755 });
     cpSync(image.dir, home, { recursive: true, filter: (src) => !src.endsWith('image.json') });
     mkdirSync(join(home, '.stratus'), { recursive: true, mode: 0o700 });
     if (spec.userData) writeFileSync(join(home, '.stratus', 'user-data'), spec.userData, { mode: 0o700 });
     writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor));
     chownTree(home, this.opts.runAs);
+    writeFileSync(done, '');
   }
 
   /** Starts the boot script in a new session; returns the group leader's pid. */
@@ -151,6 +159,8 @@ export class LocalComputeDriver implements ComputeDriver {
     } finally {
       closeSync(log);
     }
+    // Without a listener a failed spawn would crash the worker.
+    child.on('error', () => undefined);
     if (child.pid === undefined) throw new DriverError('retryable', `could not start the boot process of ${spec.id}`);
     const stat = readStat(child.pid);
     this.writePidFile(spec.id, child.pid, stat?.startTime ?? '0');

@@ -1,0 +1,282 @@
+/**
+ * api-throughput: requests/second and latency (p50, p99) of the real Stratus
+ * API process against a bare Fastify + pg server (bench/bare-server.ts) that
+ * does the same SQL and queue work, for
+ *
+ *   flavors_read     GET /v1/flavors    (API-key check + keyset page)
+ *   instance_create  POST /v1/instances (API-key check + catalog lookups +
+ *                                        lease/insert/outbox transaction + enqueue)
+ *
+ * and the ratio api/bare of each throughput. One JSON object goes to stdout;
+ * progress goes to stderr. See bench/README.md.
+ *
+ * Runs on its own test slot (BENCH_TEST_SLOT, default 2: database
+ * stratus_test_2, queue prefix stratus-test-2, .data/test-2, pool
+ * 127.80.0.0/16), which it resets first. The worker is not started: created
+ * instances stay rows and queued jobs, and are deleted after each case.
+ */
+// The slot is chosen before anything reads the test environment; a
+// STRATUS_TEST_SLOT exported for a test run in the same shell is not reused.
+process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '2';
+
+import { AppConfig } from '@stratus/core';
+import { ALL_QUEUES, JOB_QUEUE, redisConnection } from '@stratus/queue';
+import { createTenant, DEMO_INSTANCE, resetTestInstallation, Tenant, TestStack, testConfig, testDataSource } from '@stratus/testing';
+import { Queue } from 'bullmq';
+import { ChildProcess, fork } from 'node:child_process';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+
+// autocannon ships no types; only what is used here.
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  duration: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+interface AutocannonInstance extends Promise<AutocannonResult> {
+  stop(): void;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon: (opts: Record<string, unknown>) => AutocannonInstance = require('autocannon');
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 8);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 2);
+/** The goal for reads: the API keeps at least this share of the bare server's throughput. */
+const READ_TARGET = 0.5;
+
+type Target = 'api' | 'bare';
+type CaseName = 'flavors_read' | 'instance_create';
+
+interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  non_2xx: number;
+  errors: number;
+}
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+let current: AutocannonInstance | undefined;
+let interrupted = false;
+
+async function load(url: string, tenant: Tenant, name: CaseName, seconds: number): Promise<AutocannonResult> {
+  const headers: Record<string, string> = { 'x-api-key': tenant.apiKey };
+  const request =
+    name === 'flavors_read'
+      ? { url: `${url}/v1/flavors`, method: 'GET' }
+      : {
+          url: `${url}/v1/instances`,
+          method: 'POST',
+          body: JSON.stringify({ name: 'bench', ...DEMO_INSTANCE }),
+        };
+  if (request.method === 'POST') headers['content-type'] = 'application/json';
+  current = autocannon({ ...request, headers, connections: CONNECTIONS, duration: seconds, timeout: 10 });
+  try {
+    return await current;
+  } finally {
+    current = undefined;
+    if (interrupted) throw new Error('interrupted');
+  }
+}
+
+/** Starts the bare server as a child process; resolves with its base URL. */
+async function startBare(config: AppConfig): Promise<{ child: ChildProcess; url: string }> {
+  const child = fork(join(__dirname, 'bare-server.js'), [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: config.DATABASE_URL,
+      DATA_DIR: config.DATA_DIR,
+      QUEUE_PREFIX: config.QUEUE_PREFIX,
+      BENCH_REDIS: JSON.stringify(redisConnection(config.REDIS_URL)),
+      INSTANCE_BUILD_DEADLINE_MS: String(config.INSTANCE_BUILD_DEADLINE_MS),
+    },
+    execArgv: [],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * Removes what creates left: the tenant's instances, their address leases
+ * and outbox rows, and the queued jobs. Vacuumed so that the next case starts
+ * from the same table state (the address lease scans the leased addresses).
+ */
+async function removeCreated(db: DataSource, queue: Queue, tenant: Tenant): Promise<number> {
+  await settle(db, tenant);
+  const [{ count }] = await db.query(
+    `WITH gone AS (DELETE FROM instances WHERE project_id = $1 RETURNING id::text AS id),
+          leases AS (DELETE FROM address_leases WHERE resource_kind = 'instance' AND resource_id IN (SELECT id FROM gone)),
+          jobs AS (DELETE FROM outbox WHERE payload->>'instanceId' IN (SELECT id FROM gone))
+     SELECT count(*)::int AS count FROM gone`,
+    [tenant.projectId],
+  );
+  await db.query('VACUUM ANALYZE instances, address_leases, outbox');
+  await queue.obliterate({ force: true });
+  return count;
+}
+
+/**
+ * Waits for the creates still in flight when the load generator stopped (the
+ * servers finish requests whose clients are gone): the tenant's instance
+ * count must stay the same for a second.
+ */
+async function settle(db: DataSource, tenant: Tenant): Promise<void> {
+  const count = async () =>
+    (await db.query('SELECT count(*)::int AS n FROM instances WHERE project_id = $1', [tenant.projectId]))[0].n as number;
+  let last = await count();
+  for (let stable = 0, rounds = 0; stable < 4 && rounds < 120; rounds++) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = await count();
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+}
+
+/** Both servers answer the benchmarked requests alike before anything is measured. */
+async function checkEquivalent(urls: Record<Target, string>, tenant: Tenant): Promise<void> {
+  const headers = { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' };
+  const [api, bare] = await Promise.all(
+    [urls.api, urls.bare].map(async (url) => {
+      const flavors = await fetch(`${url}/v1/flavors`, { headers });
+      const created = await fetch(`${url}/v1/instances`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'bench', ...DEMO_INSTANCE }),
+      });
+      const body = (await created.json()) as Record<string, unknown>;
+      return { flavors: [flavors.status, await flavors.text()], created: [created.status, Object.keys(body).sort(), body.status] };
+    }),
+  );
+  if (JSON.stringify(api) !== JSON.stringify(bare)) {
+    throw new Error(`the bare server does not answer like the api:\napi:  ${JSON.stringify(api)}\nbare: ${JSON.stringify(bare)}`);
+  }
+  if (api.flavors[0] !== 200 || api.created[0] !== 202) throw new Error(`unexpected answers: ${JSON.stringify(api)}`);
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const config = testConfig();
+  log(`slot ${process.env.STRATUS_TEST_SLOT}: resetting ${config.DATABASE_URL.replace(/^.*\//, '')}, queues ${config.QUEUE_PREFIX}`);
+  await resetTestInstallation();
+
+  let stack: TestStack | undefined;
+  let bare: ChildProcess | undefined;
+  let db: DataSource | undefined;
+  let tenant: Tenant | undefined;
+  const queue = new Queue(JOB_QUEUE['instance.create'], {
+    connection: redisConnection(config.REDIS_URL),
+    prefix: config.QUEUE_PREFIX,
+  });
+  process.once('SIGINT', () => {
+    interrupted = true;
+    current?.stop();
+  });
+
+  try {
+    log('starting the api (no worker)');
+    stack = await TestStack.start({}, ['api']);
+    db = await testDataSource();
+    tenant = await createTenant(db, `bench-${Date.now()}`);
+    const bareServer = await startBare(config);
+    bare = bareServer.child;
+    const urls: Record<Target, string> = { api: stack.http.baseUrl, bare: bareServer.url };
+    await checkEquivalent(urls, tenant);
+    await removeCreated(db, queue, tenant);
+
+    const results = {} as Record<CaseName, Record<Target, Measured>>;
+    for (const name of ['flavors_read', 'instance_create'] as CaseName[]) {
+      results[name] = {} as Record<Target, Measured>;
+      for (const target of ['bare', 'api'] as Target[]) {
+        log(`${name} / ${target}: warm-up ${WARMUP_S}s`);
+        await load(urls[target], tenant, name, WARMUP_S);
+        if (name === 'instance_create') await removeCreated(db, queue, tenant);
+        log(`${name} / ${target}: measuring ${DURATION_S}s, ${CONNECTIONS} connections`);
+        const r = await load(urls[target], tenant, name, DURATION_S);
+        results[name][target] = {
+          rps: round(r.requests.average, 1),
+          p50_ms: round(r.latency.p50),
+          p99_ms: round(r.latency.p99),
+          requests: r.requests.total,
+          non_2xx: r.non2xx,
+          errors: r.errors + r.timeouts,
+        };
+        log(`${name} / ${target}: ${JSON.stringify(results[name][target])}`);
+        if (name === 'instance_create') log(`removed ${await removeCreated(db, queue, tenant)} created instances`);
+      }
+    }
+
+    const ratio = (name: CaseName) => round(results[name].api.rps / results[name].bare.rps);
+    const ratios = { flavors_read: ratio('flavors_read'), instance_create: ratio('instance_create') };
+    const failed = Object.values(results).some((byTarget) => Object.values(byTarget).some((m) => m.non_2xx > 0 || m.errors > 0));
+    const report = {
+      bench: 'api-throughput',
+      valid: !failed,
+      results,
+      ratios,
+      target: { flavors_read_min_ratio: READ_TARGET, met: ratios.flavors_read >= READ_TARGET },
+      config: {
+        connections: CONNECTIONS,
+        duration_s: DURATION_S,
+        warmup_s: WARMUP_S,
+        slot: Number(process.env.STRATUS_TEST_SLOT),
+        cpus: cpus().length,
+        node: process.version,
+        elapsed_s: round((Date.now() - started) / 1000, 1),
+      },
+    };
+    process.stdout.write(JSON.stringify(report) + '\n');
+    if (failed) log('some requests failed (non_2xx or errors above): the numbers are not comparable');
+    return failed ? 1 : 0;
+  } finally {
+    log('cleaning up');
+    // Servers first, so that no create is still in flight while its rows are deleted.
+    if (bare) await stopChild(bare);
+    await stack?.stop();
+    if (db && tenant) {
+      await removeCreated(db, queue, tenant).catch((err) => log(`cleanup of created rows failed: ${err}`));
+      await db.query('DELETE FROM api_keys WHERE project_id = $1', [tenant.projectId]).catch(() => undefined);
+      await db.query('DELETE FROM projects WHERE id = $1', [tenant.projectId]).catch(() => undefined);
+    }
+    await queue.close();
+    await db?.destroy();
+    // Every queue of the slot: the api's queue handles leave meta keys even where nothing was added.
+    for (const name of ALL_QUEUES) {
+      const q = new Queue(name, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
+      await q.obliterate({ force: true }).catch((err) => log(`obliterate ${name} failed: ${err}`));
+      await q.close();
+    }
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(`failed: ${err instanceof Error ? err.stack : err}`);
+    process.exit(1);
+  },
+);

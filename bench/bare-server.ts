@@ -1,0 +1,205 @@
+/**
+ * The baseline of api-throughput.bench.ts, run by it as a child process: bare
+ * Fastify + pg (+ BullMQ for the enqueue), no NestJS, no TypeORM, no
+ * validation pipe, no request logging. For each benchmarked request it does
+ * the same database and queue work as the real API, with the same SQL text:
+ *
+ *   every request   API-key lookup by key id in api_keys + HMAC-SHA256 check
+ *                   (ProjectsService.verifyApiKey)
+ *   GET /v1/flavors keyset page on flavors (CatalogService.flavors, no cursor)
+ *   POST /v1/instances
+ *                   image, flavor, network, keypair lookups in parallel, then
+ *                   the default security group (CatalogService.require*);
+ *                   one transaction: address lease (leaseAddress), the
+ *                   existence check TypeORM's save() makes, instance insert,
+ *                   outbox insert (InstancesService.create, OutboxService.write);
+ *                   after commit queue.add and the outbox dispatched_at update
+ *                   (OutboxService.dispatch).
+ *
+ * The statements TypeORM generates were captured from its query log (TypeORM
+ * 0.3) and are copied verbatim below; leaseAddress and ApiKeyHasher are the
+ * project's own code, imported by relative path so that no framework module
+ * is loaded here. If the services change their queries, update these.
+ *
+ * Configuration comes from the environment the bench sets: DATABASE_URL,
+ * DATA_DIR (for the API-key pepper), QUEUE_PREFIX, BENCH_REDIS (JSON
+ * connection options), INSTANCE_BUILD_DEADLINE_MS. It listens on a free
+ * loopback port and reports it to the parent over IPC.
+ */
+import { Queue } from 'bullmq';
+import Fastify, { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { Pool, PoolClient } from 'pg';
+import { EntityManager } from 'typeorm';
+import { leaseAddress } from '../libs/core/src/addresses/address-pool';
+import { ApiKeyHasher } from '../libs/core/src/secrets/api-key';
+import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, resourceJobId } from '../libs/queue/src/job-catalog';
+
+const SQL = {
+  apiKeyByKeyId:
+    'SELECT "ApiKey"."id" AS "ApiKey_id", "ApiKey"."key_id" AS "ApiKey_key_id", "ApiKey"."secret_hash" AS "ApiKey_secret_hash", "ApiKey"."project_id" AS "ApiKey_project_id", "ApiKey"."user_id" AS "ApiKey_user_id", "ApiKey"."label" AS "ApiKey_label", "ApiKey"."created_at" AS "ApiKey_created_at", "ApiKey"."revoked_at" AS "ApiKey_revoked_at" FROM "api_keys" "ApiKey" WHERE (("ApiKey"."key_id" = $1)) LIMIT 1',
+  flavorsFirstPage:
+    'SELECT "r"."id" AS "r_id", "r"."name" AS "r_name", "r"."vcpus" AS "r_vcpus", "r"."ram_mb" AS "r_ram_mb", "r"."disk_gb" AS "r_disk_gb" FROM "flavors" "r" ORDER BY "r"."id" ASC LIMIT 21',
+  imageById:
+    'SELECT "Image"."id" AS "Image_id", "Image"."name" AS "Image_name", "Image"."description" AS "Image_description" FROM "images" "Image" WHERE (("Image"."id" = $1)) LIMIT 1',
+  flavorByIdOrName:
+    'SELECT "Flavor"."id" AS "Flavor_id", "Flavor"."name" AS "Flavor_name", "Flavor"."vcpus" AS "Flavor_vcpus", "Flavor"."ram_mb" AS "Flavor_ram_mb", "Flavor"."disk_gb" AS "Flavor_disk_gb" FROM "flavors" "Flavor" WHERE (((("Flavor"."id" = $1))) OR ((("Flavor"."name" = $2)))) LIMIT 1',
+  networkById:
+    'SELECT "Network"."id" AS "Network_id", "Network"."name" AS "Network_name", "Network"."cidr" AS "Network_cidr" FROM "networks" "Network" WHERE (("Network"."id" = $1)) LIMIT 1',
+  keypairByName:
+    'SELECT "Keypair"."name" AS "Keypair_name", "Keypair"."fingerprint" AS "Keypair_fingerprint" FROM "keypairs" "Keypair" WHERE (("Keypair"."name" = $1)) LIMIT 1',
+  securityGroupByName:
+    'SELECT "SecurityGroup"."id" AS "SecurityGroup_id", "SecurityGroup"."name" AS "SecurityGroup_name", "SecurityGroup"."description" AS "SecurityGroup_description", "SecurityGroup"."rules" AS "SecurityGroup_rules" FROM "security_groups" "SecurityGroup" WHERE (("SecurityGroup"."name" = $1)) LIMIT 1',
+  instanceExists:
+    'SELECT "Instance"."id" AS "Instance_id", "Instance"."project_id" AS "Instance_project_id", "Instance"."user_id" AS "Instance_user_id", "Instance"."name" AS "Instance_name", "Instance"."image_id" AS "Instance_image_id", "Instance"."image_name" AS "Instance_image_name", "Instance"."flavor_id" AS "Instance_flavor_id", "Instance"."network_id" AS "Instance_network_id", "Instance"."keypair_name" AS "Instance_keypair_name", "Instance"."security_group_ids" AS "Instance_security_group_ids", "Instance"."port" AS "Instance_port", "Instance"."dname" AS "Instance_dname", "Instance"."user_data" AS "Instance_user_data", "Instance"."address" AS "Instance_address", "Instance"."status" AS "Instance_status", "Instance"."status_reason" AS "Instance_status_reason", "Instance"."metadata" AS "Instance_metadata", "Instance"."generation" AS "Instance_generation", "Instance"."build_deadline" AS "Instance_build_deadline", "Instance"."created_at" AS "Instance_created_at", "Instance"."updated_at" AS "Instance_updated_at" FROM "instances" "Instance" WHERE "Instance"."id" IN ($1)',
+  insertInstance:
+    'INSERT INTO "instances"("id", "project_id", "user_id", "name", "image_id", "image_name", "flavor_id", "network_id", "keypair_name", "security_group_ids", "port", "dname", "user_data", "address", "status", "status_reason", "metadata", "generation", "build_deadline", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, DEFAULT, DEFAULT) RETURNING "id", "port", "metadata", "generation", "created_at", "updated_at"',
+  insertOutbox:
+    'INSERT INTO "outbox"("job_name", "job_id", "payload", "created_at", "dispatched_at") VALUES ($1, $2, $3, DEFAULT, DEFAULT) RETURNING "id", "created_at"',
+  markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2)',
+};
+
+interface Principal {
+  projectId: string;
+  userId: string;
+}
+
+const env = process.env;
+const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20, application_name: 'stratus-bench-bare' });
+const hasher = ApiKeyHasher.fromDataDir(env.DATA_DIR!);
+const queue = new Queue(JOB_QUEUE['instance.create'], {
+  connection: JSON.parse(env.BENCH_REDIS!),
+  prefix: env.QUEUE_PREFIX,
+  defaultJobOptions: DEFAULT_JOB_OPTIONS,
+});
+const buildDeadlineMs = Number(env.INSTANCE_BUILD_DEADLINE_MS ?? 15 * 60_000);
+
+async function one<T = Record<string, any>>(sql: string, params: unknown[] = []): Promise<T | undefined> {
+  return (await pool.query(sql, params)).rows[0] as T | undefined;
+}
+
+async function authenticate(presented: unknown, reply: FastifyReply): Promise<Principal | null> {
+  const parsed = typeof presented === 'string' ? ApiKeyHasher.parse(presented) : null;
+  const row = parsed ? await one(SQL.apiKeyByKeyId, [parsed.keyId]) : undefined;
+  if (!parsed || !row || row.ApiKey_revoked_at || !hasher.verify(parsed.secret, row.ApiKey_secret_hash)) {
+    reply.code(401).send({ error: { code: 'unauthorized', message: 'invalid API key' } });
+    return null;
+  }
+  return { projectId: row.ApiKey_project_id, userId: row.ApiKey_user_id };
+}
+
+function badRequest(reply: FastifyReply, message: string) {
+  return reply.code(400).send({ error: { code: 'bad_request', message } });
+}
+
+const app = Fastify({ logger: false });
+
+app.get('/v1/flavors', async (req, reply) => {
+  if (!(await authenticate(req.headers['x-api-key'], reply))) return reply;
+  const rows = (await pool.query(SQL.flavorsFirstPage)).rows;
+  const limit = 20;
+  const items = rows.slice(0, limit);
+  const more = rows.length > limit;
+  return {
+    items: items.map((f) => ({ id: f.r_id, name: f.r_name, vcpus: f.r_vcpus, ram_mb: f.r_ram_mb, disk_gb: f.r_disk_gb })),
+    next_cursor: more ? Buffer.from(JSON.stringify({ k: items[items.length - 1].r_id })).toString('base64url') : null,
+  };
+});
+
+app.post('/v1/instances', async (req, reply) => {
+  const principal = await authenticate(req.headers['x-api-key'], reply);
+  if (!principal) return reply;
+  const dto = (req.body ?? {}) as Record<string, any>;
+  for (const field of ['name', 'image_id', 'flavor_id', 'network_id', 'keypair_name']) {
+    if (typeof dto[field] !== 'string' || dto[field] === '') return badRequest(reply, `${field}: must be a string`);
+  }
+  const [image, flavor, network, keypair] = await Promise.all([
+    one(SQL.imageById, [dto.image_id]),
+    one(SQL.flavorByIdOrName, [dto.flavor_id, dto.flavor_id]),
+    one(SQL.networkById, [dto.network_id]),
+    one(SQL.keypairByName, [dto.keypair_name]),
+  ]);
+  if (!image || !flavor || !network || !keypair) return badRequest(reply, 'unknown image, flavor, network or keypair');
+  const group = await one(SQL.securityGroupByName, ['default']);
+  if (!group) return badRequest(reply, 'security_group_names[0]: security group "default" does not exist');
+
+  const id = randomUUID();
+  const jobId = resourceJobId('instance.create', id, 1);
+  const payload = { instanceId: id, generation: 1 };
+  const client: PoolClient = await pool.connect();
+  let row: Record<string, any>;
+  let outboxId: string;
+  try {
+    await client.query('START TRANSACTION');
+    const manager = { query: async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows };
+    const address = await leaseAddress(manager as unknown as EntityManager, network.Network_cidr, 'instance', id);
+    await client.query(SQL.instanceExists, [id]);
+    row = (
+      await client.query(SQL.insertInstance, [
+        id,
+        principal.projectId,
+        principal.userId,
+        dto.name,
+        image.Image_id,
+        dto.imageName ?? null,
+        flavor.Flavor_id,
+        network.Network_id,
+        dto.keypair_name,
+        [group.SecurityGroup_id],
+        dto.port === undefined ? 3000 : Number(dto.port),
+        dto.dname ?? null,
+        dto.user_data ?? null,
+        address,
+        'BUILD',
+        null,
+        JSON.stringify({ isPublic: 'false', enableSSH: 'false', privateIp: address }),
+        1,
+        new Date(Date.now() + buildDeadlineMs),
+      ])
+    ).rows[0];
+    outboxId = (await client.query(SQL.insertOutbox, ['instance.create', jobId, JSON.stringify(payload)])).rows[0].id;
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+  try {
+    await queue.add('instance.create', payload, { jobId });
+    await pool.query(SQL.markDispatched, [new Date(), outboxId]);
+  } catch {
+    // as OutboxService.dispatch: best effort, the relay would retry
+  }
+  reply.code(202);
+  return {
+    id,
+    name: dto.name,
+    status: 'building',
+    image_id: image.Image_id,
+    flavor_id: flavor.Flavor_id,
+    network_id: network.Network_id,
+    created_at: (row.created_at as Date).toISOString(),
+  };
+});
+
+async function shutdown(): Promise<void> {
+  await app.close().catch(() => undefined);
+  await queue.close().catch(() => undefined);
+  await pool.end().catch(() => undefined);
+  process.exit(0);
+}
+
+process.on('SIGTERM', () => void shutdown());
+process.on('disconnect', () => void shutdown());
+
+app
+  .listen({ host: '127.0.0.1', port: 0 })
+  .then(() => {
+    const address = app.server.address();
+    process.send?.({ ready: true, port: typeof address === 'object' && address ? address.port : 0 });
+  })
+  .catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

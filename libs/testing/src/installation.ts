@@ -1,0 +1,40 @@
+import { loadConfig, migrate, syncCatalog } from '@stratus/core';
+import { LocalCatalog, LocalImages } from '@stratus/providers';
+import { ALL_QUEUES, redisConnection } from '@stratus/queue';
+import { Queue } from 'bullmq';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { killInstancesUnder } from './processes';
+import { testEnv } from './test-env';
+
+/**
+ * A clean test installation for this STRATUS_TEST_SLOT: no instance left from
+ * an earlier run, an empty data folder, a fresh migrated database with the
+ * local provider's catalog synced, and empty queues. The e2e global setup and
+ * the benchmarks start from it.
+ */
+export async function resetTestInstallation(): Promise<void> {
+  const config = loadConfig(testEnv());
+  killInstancesUnder(join(config.DATA_DIR, 'instances'));
+  rmSync(config.DATA_DIR, { recursive: true, force: true });
+
+  const admin = new URL(config.DATABASE_URL);
+  const name = admin.pathname.slice(1);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await client.end();
+
+  for (const queue of ALL_QUEUES) {
+    const q = new Queue(queue, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+
+  const dataSource = await migrate(config);
+  const catalog = await new LocalCatalog(new LocalImages(), config.LOCAL_ADDRESS_POOL).catalog();
+  await dataSource.transaction((m) => syncCatalog(m, catalog));
+  await dataSource.destroy();
+}

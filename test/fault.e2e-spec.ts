@@ -1,0 +1,93 @@
+import { Instance } from '@stratus/core';
+import { createTenant, HttpClient, instanceLeadersUnder, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, In } from 'typeorm';
+
+const COUNT = 200;
+const KILL_EVERY_MS = 2_000;
+
+/**
+ * The worker dies mid-job, over and over. Every create must still finish
+ * exactly once: no instance left in BUILD, no duplicate process, no orphan.
+ */
+describe('fault: worker SIGKILLed every 2 s during 200 creates', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    db = await testDataSource();
+    api = stack.http.with({ 'x-api-key': (await createTenant(db)).apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  it('builds every instance exactly once', async () => {
+    let killing = true;
+    let kills = 0;
+    const killer = (async () => {
+      while (killing) {
+        await sleep(KILL_EVERY_MS);
+        if (!killing) break;
+        await stack.stopService('worker', 'SIGKILL');
+        kills++;
+        await stack.startService('worker');
+      }
+    })();
+
+    const ids: string[] = [];
+    for (let batch = 0; batch < COUNT / 20; batch++) {
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          api.post('/v1/instances', {
+            name: `fault-${batch * 20 + i}`,
+            image_id: 'plain',
+            flavor_id: 'm1.nano',
+            network_id: 'private',
+            keypair_name: 'default',
+          }),
+        ),
+      );
+      for (const r of replies) {
+        expect(r.status).toBe(202);
+        ids.push(r.body.id);
+      }
+    }
+
+    try {
+      await waitFor(
+        'all 200 instances to be ACTIVE',
+        async () => {
+          const rows = await db.getRepository(Instance).find({ where: { id: In(ids) }, select: ['id', 'status'] });
+          return rows.length === COUNT && rows.every((r) => r.status === 'ACTIVE');
+        },
+        { timeoutMs: 300_000, intervalMs: 1_000 },
+      );
+    } finally {
+      killing = false;
+      await killer;
+    }
+    expect(kills).toBeGreaterThanOrEqual(3);
+
+    const statuses = await db.query(
+      `SELECT status, count(*)::int AS n FROM instances WHERE id = ANY($1) GROUP BY status`,
+      [ids],
+    );
+    expect(statuses).toEqual([{ status: 'ACTIVE', n: COUNT }]);
+
+    // The process table is the truth: one group leader per instance, none for anything else.
+    const leaders = instanceLeadersUnder(join(stack.env.DATA_DIR, 'instances'));
+    const ours = ids.map((id) => leaders.get(id) ?? []);
+    expect(ours.filter((pids) => pids.length === 0)).toHaveLength(0);
+    expect(ours.filter((pids) => pids.length > 1)).toHaveLength(0);
+    expect(ours.flat()).toHaveLength(COUNT);
+    const known = new Set((await db.query('SELECT id FROM instances')).map((r: { id: string }) => r.id));
+    expect([...leaders.keys()].filter((id) => !known.has(id))).toEqual([]);
+    expect(await db.getRepository(Instance).countBy({ status: 'BUILD' })).toBe(0);
+  }, 420_000);
+});
