@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { loadConfig, migrate, mintToken, Project, ProjectsService } from '@stratus/core';
+import { loadConfig, migrate, mintToken, OperatorCredential, Project, ProjectsService } from '@stratus/core';
 import { DataSource } from 'typeorm';
 
 /** Operator CLI: `npm run cli -- <command>`. Secrets are printed once and never stored. */
@@ -78,6 +78,13 @@ program
       console.log(mintToken(config, project.id, opts.user, Number(opts.ttl)));
     }),
   );
+
+program
+  .command('operator:password')
+  .description('set a new password for the queue dashboard (user operator); printed once')
+  .action(async () => {
+    console.log(OperatorCredential.create(loadConfig().DATA_DIR, { onlyIfUnset: false }));
+  });
 
 program.parseAsync().catch((err) => {
   console.error(err instanceof Error ? err.message : err);

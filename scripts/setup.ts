@@ -19,7 +19,9 @@ export async function setup(opts: { bootstrap: boolean }): Promise<void> {
         console.log(`${config.DATA_DIR}/credentials.json (mode 0600):\n`);
         console.log(`  project:      ${created.project_name} (${created.project_id})`);
         console.log(`  x-api-key:    ${created.api_key}`);
-        console.log(`  Bearer token: ${created.bearer_token}\n`);
+        console.log(`  Bearer token: ${created.bearer_token}`);
+        if (created.operator_password) console.log(`  queue dashboard: user operator, password ${created.operator_password}`);
+        console.log('');
       }
     }
   } finally {

@@ -43,7 +43,7 @@ const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
   for (let i = 0; i < 200 && !stopping; i++) {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
-        console.log(`\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`);
+        console.log(`\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`);
         return;
       }
     } catch {}

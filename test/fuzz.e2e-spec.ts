@@ -181,12 +181,6 @@ function setAt(target: Record<string, any>, path: string[], value: unknown): voi
   defineOwn(node, path[path.length - 1], value);
 }
 
-function deleteAt(target: Record<string, any>, path: string[]): void {
-  let node = target;
-  for (const part of path.slice(0, -1)) node = node?.[part];
-  if (node && typeof node === 'object') delete node[path[path.length - 1]];
-}
-
 /** Percent-encodes every byte outside RFC 3986's unreserved set (lone surrogates become U+FFFD). */
 function pct(s: string): string {
   let out = '';

@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
 import { Logger } from 'nestjs-pino';
+import { mountQueueDashboard } from './admin/queue-dashboard';
 import { ApiModule } from './api.module';
 import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
+import { answerClientError } from './http/client-error';
 import { registerJsonParser } from './http/json-body.parser';
 import { StrictValidationPipe } from './http/validation.pipe';
 
@@ -20,12 +22,14 @@ export async function createApi(): Promise<NestFastifyApplication> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
     },
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Errors Fastify raises before routing (bad URL encoding) still leave as the envelope.
     frameworkErrors: (error: FastifyError, _req: unknown, reply: FastifyReply) => {
       const [status, body] = toEnvelope(error);
       reply.status(status).send(body);
     },
+    // ...and so do requests Node's HTTP parser refuses (oversized headers, malformed request lines).
+    clientErrorHandler: answerClientError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, {
     bufferLogs: true,
@@ -42,10 +46,6 @@ export async function createApi(): Promise<NestFastifyApplication> {
     reply.header('x-request-id', request.id);
     done();
   });
-  fastify.setErrorHandler((error, _req, reply) => {
-    const [status, body] = toEnvelope(error);
-    reply.status(status).send(body);
-  });
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
 
@@ -60,5 +60,6 @@ export async function createApi(): Promise<NestFastifyApplication> {
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
+  await mountQueueDashboard(app);
   return app;
 }

@@ -20,3 +20,4 @@ export * from './secrets/secret-file';
 export * from './secrets/token-signer';
 export * from './instances/instance-cas';
 export * from './setup/setup';
+export * from './secrets/operator-credential';

@@ -34,7 +34,8 @@ export function decodeCursor(cursor: string | undefined): string | null {
   if (cursor === undefined) return null;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof parsed?.k === 'string') return parsed.k;
+    // A key with U+0000 is none this API issued (PostgreSQL text cannot hold it).
+    if (typeof parsed?.k === 'string' && !parsed.k.includes('\u0000')) return parsed.k;
   } catch {
     // fall through
   }

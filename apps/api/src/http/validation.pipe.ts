@@ -11,10 +11,22 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
   });
 }
 
+/** Path of the first string under `value` holding U+0000, which PostgreSQL text cannot store; null when none does. */
+export function findNulString(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [key, v] of Object.entries(value)) {
+    const found = findNulString(v, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /**
  * The global pipe: unknown fields refused, types strict (no implicit
- * conversion), and a body that is not a JSON object refused before
- * class-validator sees it.
+ * conversion), a body that is not a JSON object refused before
+ * class-validator sees it, and text PostgreSQL cannot store (U+0000) refused
+ * in bodies, queries and path parameters alike.
  */
 @Injectable()
 export class StrictValidationPipe extends ValidationPipe {
@@ -40,6 +52,10 @@ export class StrictValidationPipe extends ValidationPipe {
       for (const [key, v] of Object.entries((value ?? {}) as Record<string, unknown>)) {
         if (Array.isArray(v)) throw new BadRequestException(`${key}: must be given once`);
       }
+    }
+    if (metadata.type !== 'custom') {
+      const field = findNulString(value, metadata.data ?? '');
+      if (field !== null) throw new BadRequestException(`${field || metadata.type}: must not contain NUL characters`);
     }
     return super.transform(value, metadata);
   }

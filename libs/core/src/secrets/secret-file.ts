@@ -17,14 +17,25 @@ export function readOrCreateSecret(path: string, make: () => string): string {
   } catch (err) {
     if (err.code !== 'ENOENT') throw err;
   }
-  mkdirSync(dirname(dirname(path)), { recursive: true });
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeSecretsDir(path);
   try {
     writeFileSync(path, make(), { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
   }
   return readFileSync(path, 'utf8');
+}
+
+/** Replaces a secret file (mode 0600). */
+export function writeSecret(path: string, content: string): void {
+  makeSecretsDir(path);
+  writeFileSync(path, content, { mode: 0o600 });
+}
+
+/** The data folder stays reachable (instances live below it); only the secrets folder is private. */
+function makeSecretsDir(path: string): void {
+  mkdirSync(dirname(dirname(path)), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
 }
 
 export function randomToken(bytes = 32): string {

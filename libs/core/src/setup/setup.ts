@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { dataSourceOptions } from '../database/database.options';
 import { ProjectsService } from '../projects/projects.service';
+import { OperatorCredential } from '../secrets/operator-credential';
 import { EmbeddedTokenSigner } from '../secrets/token-signer';
 
 /** Creates the database named in DATABASE_URL when the server does not have it yet. */
@@ -40,6 +41,8 @@ export interface Credentials {
   api_key: string;
   bearer_token: string;
   token_expires_at: string;
+  /** Basic-auth password of the queue dashboard, user `operator`. */
+  operator_password: string | null;
 }
 
 /** Mints a development Bearer token with the embedded key pair. */
@@ -67,6 +70,7 @@ export async function bootstrapFirstProject(dataSource: DataSource, config: AppC
     api_key: key,
     bearer_token: config.AUTH_JWKS_URL ? '' : mintToken(config, project.id, 'admin', ttl),
     token_expires_at: new Date(Date.now() + ttl * 1000).toISOString(),
+    operator_password: OperatorCredential.create(config.DATA_DIR),
   };
   mkdirSync(config.DATA_DIR, { recursive: true });
   const file = join(config.DATA_DIR, 'credentials.json');
