@@ -12,12 +12,13 @@ export interface PendingJob<N extends JobName = JobName> {
   jobId: string;
 }
 
-/** A job for one resource change; its id makes every enqueue of it idempotent. */
-export function resourceJob<N extends 'instance.create' | 'instance.delete'>(
+/** A job for one change (generation) of one resource; its id makes every enqueue of it idempotent. */
+export function resourceJob<N extends JobName>(
   name: N,
-  payload: JobPayload<N>,
+  resourceId: string | number,
+  payload: JobPayload<N> & { generation: number },
 ): PendingJob<N> {
-  return { name, payload, jobId: resourceJobId(name, payload.instanceId, payload.generation) };
+  return { name, payload, jobId: resourceJobId(name, resourceId, payload.generation) };
 }
 
 /**

@@ -59,7 +59,7 @@ export class InstancesService {
         metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },
         buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
       });
-      const job = await this.outbox.write(manager, resourceJob('instance.create', { instanceId: id, generation: 1 }));
+      const job = await this.outbox.write(manager, resourceJob('instance.create', id, { instanceId: id, generation: 1 }));
       return [row, job] as const;
     });
     await this.outbox.dispatch([entry]);
@@ -91,7 +91,7 @@ export class InstancesService {
         const moved = await compareAndSet(manager, INSTANCE_CAS, id, row.status, 'DELETING', row.generation, {
           generation: next,
         });
-        return moved ? this.outbox.write(manager, resourceJob('instance.delete', { instanceId: id, generation: next })) : null;
+        return moved ? this.outbox.write(manager, resourceJob('instance.delete', id, { instanceId: id, generation: next })) : null;
       });
       if (entry) return this.outbox.dispatch([entry]);
     }

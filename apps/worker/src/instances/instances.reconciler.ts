@@ -75,7 +75,7 @@ export class InstancesReconciler {
 
   private async ensureJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
-    const job = resourceJob(name, { instanceId: row.id, generation: row.generation });
+    const job = resourceJob(name, row.id, { instanceId: row.id, generation: row.generation });
     const existing = await this.queue.getJob(job.jobId);
     if (!existing) {
       this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueueing a lost job');
