@@ -1,4 +1,6 @@
 import { Job, UnrecoverableError } from 'bullmq';
+import { PinoLogger } from 'nestjs-pino';
+import { storage, Store } from 'nestjs-pino/storage';
 import { JobName, JobPayload, jobsOfQueue, JobsOf, QueueName } from '@stratus/queue';
 
 /** One handler per job of a queue; the compiler checks the set is complete. */
@@ -15,8 +17,18 @@ export function assertHandlers<Q extends QueueName>(queue: Q, handlers: JobHandl
   }
 }
 
+let jobLogRoot: PinoLogger['logger'] | null = null;
+
+/** The worker's root logger; set once at start-up (nestjs-pino sets its own root only for HTTP apps). */
+export function setJobLogRoot(logger: PinoLogger['logger']): void {
+  jobLogRoot = logger;
+}
+
+/** Runs the job's handler with a logger bound to the job, so every line it logs names the job. */
 export function runHandler<Q extends QueueName>(handlers: JobHandlers<Q>, job: Job): Promise<unknown> {
   const handler = (handlers as Record<string, (data: unknown, job: Job) => Promise<unknown>>)[job.name];
   if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
-  return handler(job.data, job);
+  if (!jobLogRoot) return handler(job.data, job);
+  const logger = jobLogRoot.child({ job_id: job.id, job_name: job.name, attempt: job.attemptsMade + 1 });
+  return storage.run(new Store(logger), () => handler(job.data, job));
 }
