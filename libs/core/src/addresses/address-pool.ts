@@ -16,11 +16,20 @@ export async function leaseAddress(
   const prefix = Number(pool.split('/')[1]);
   const size = 2 ** (32 - prefix) - 2;
   await manager.query('SELECT pg_advisory_xact_lock($1)', [ALLOCATION_LOCK]);
+  // The lowest free host number is 1 or the successor of a leased one whose
+  // own successor is free: found from the leases alone, never by listing the
+  // whole pool (a set-returning function over the pool is materialised in full).
   const rows: Array<{ address: string }> = await manager.query(
-    `INSERT INTO address_leases (address, resource_kind, resource_id)
-     SELECT c.a, $3, $4 FROM (SELECT host(network($1::cidr) + n)::inet AS a FROM generate_series(1, $2::int) n) c
-     WHERE NOT EXISTS (SELECT 1 FROM address_leases l WHERE l.address = c.a)
-     LIMIT 1
+    `WITH used AS (
+       SELECT (address - network($1::cidr)) AS n FROM address_leases WHERE address << $1::cidr
+     ), free AS (
+       SELECT 1::bigint AS n WHERE NOT EXISTS (SELECT 1 FROM used WHERE n = 1)
+       UNION ALL
+       SELECT u.n + 1 FROM used u WHERE NOT EXISTS (SELECT 1 FROM used v WHERE v.n = u.n + 1)
+     )
+     INSERT INTO address_leases (address, resource_kind, resource_id)
+     SELECT host(network($1::cidr) + min(n))::inet, $3, $4 FROM free WHERE n <= $2
+     HAVING min(n) IS NOT NULL
      RETURNING host(address) AS address`,
     [pool, size, resourceKind, resourceId],
   );

@@ -1,0 +1,53 @@
+import { DataSource } from 'typeorm';
+import { Client } from 'pg';
+import { leaseAddress, releaseAddress } from './address-pool';
+
+// Runs against a throwaway schema on the local PostgreSQL: the SQL is the whole logic.
+const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `lease_spec_${process.pid}`;
+
+describe('address leases', () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.query(
+      `CREATE TABLE ${schema}.address_leases (address inet PRIMARY KEY, resource_kind text NOT NULL, resource_id text NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await admin.end();
+    ds = await new DataSource({ type: 'postgres', url, schema, extra: { options: `-c search_path=${schema}` } }).initialize();
+  });
+
+  afterAll(async () => {
+    await ds.query(`DROP SCHEMA ${schema} CASCADE`);
+    await ds.destroy();
+  });
+
+  const lease = (pool: string, id: string) => ds.transaction((m) => leaseAddress(m, pool, 'test', id));
+
+  it('hands out the lowest free address, reuses released ones, and stops when the pool is full', async () => {
+    const pool = '127.99.0.0/30'; // two usable host numbers
+    expect(await lease(pool, 'a')).toBe('127.99.0.1');
+    expect(await lease(pool, 'b')).toBe('127.99.0.2');
+    await expect(lease(pool, 'c')).rejects.toThrow('no free address left in 127.99.0.0/30');
+    await ds.transaction((m) => releaseAddress(m, 'a'));
+    expect(await lease(pool, 'c')).toBe('127.99.0.1');
+  });
+
+  it('fills gaps and keeps pools apart', async () => {
+    const pool = '127.98.0.0/16';
+    for (const id of ['x1', 'x2', 'x3', 'x4']) await lease(pool, id);
+    await ds.transaction((m) => releaseAddress(m, 'x2'));
+    expect(await lease(pool, 'x5')).toBe('127.98.0.2');
+    expect(await lease(pool, 'x6')).toBe('127.98.0.5');
+    expect(await lease('127.97.0.0/16', 'y1')).toBe('127.97.0.1');
+  });
+
+  it('never hands one address to two concurrent creates', async () => {
+    const pool = '127.96.0.0/16';
+    const got = await Promise.all(Array.from({ length: 20 }, (_, i) => lease(pool, `c${i}`)));
+    expect(new Set(got).size).toBe(20);
+  });
+});
