@@ -18,6 +18,8 @@ const moduleNameMapper = {
 
 module.exports = {
   testTimeout: 120_000,
+  // The password leak check goes last: it reads what every earlier suite was issued.
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     {
       displayName: 'unit',

@@ -5,7 +5,8 @@
  *
  *   flavors_read     GET /v1/flavors    (API-key check + keyset page)
  *   instance_create  POST /v1/instances (API-key check + catalog lookups +
- *                                        lease/insert/outbox transaction + enqueue)
+ *                                        lease/instance/outbox/proxy-host
+ *                                        transaction + enqueue)
  *
  * and the ratio api/bare of each throughput. One JSON object goes to stdout;
  * progress goes to stderr. See bench/README.md.
@@ -13,7 +14,8 @@
  * Runs on its own test slot (BENCH_TEST_SLOT, default 2: database
  * stratus_test_2, queue prefix stratus-test-2, .data/test-2, pool
  * 127.80.0.0/16), which it resets first. The worker is not started: created
- * instances stay rows and queued jobs, and are deleted after each case.
+ * instances stay rows and queued jobs, and are deleted after each slice of
+ * creates and at the end.
  */
 // The slot is chosen before anything reads the test environment; a
 // STRATUS_TEST_SLOT exported for a test run in the same shell is not reused.
@@ -29,27 +31,33 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 
 // autocannon ships no types; only what is used here.
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-}
 interface AutocannonResult {
-  requests: Histogram & { total: number };
-  latency: Histogram;
+  /** whole milliseconds (autocannon's histogram resolution) */
+  latency: { p50: number; p99: number };
+  /** seconds */
   duration: number;
   non2xx: number;
   errors: number;
   timeouts: number;
 }
-interface AutocannonInstance extends Promise<AutocannonResult> {
+/** A slice's result, before aggregation (skipAggregateResult). */
+type RawResult = AutocannonResult & { totalCompletedRequests: number };
+interface AutocannonInstance extends Promise<RawResult> {
   stop(): void;
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon: (opts: Record<string, unknown>) => AutocannonInstance = require('autocannon');
+const autocannon: ((opts: Record<string, unknown>) => AutocannonInstance) & {
+  aggregateResult(results: RawResult[], opts: Record<string, unknown>): AutocannonResult;
+} = require('autocannon');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 8);
+/**
+ * The measured time of each target is cut into this many slices, run
+ * alternately (bare, api, api, bare, ...), so that a burst of load from
+ * elsewhere on a shared machine falls on both sides rather than on one.
+ */
+const SLICES = Math.max(1, Number(process.env.BENCH_SLICES || 4));
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 2);
 /** The goal for reads: the API keeps at least this share of the bare server's throughput. */
 const READ_TARGET = 0.5;
@@ -72,7 +80,7 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 let current: AutocannonInstance | undefined;
 let interrupted = false;
 
-async function load(url: string, tenant: Tenant, name: CaseName, seconds: number): Promise<AutocannonResult> {
+async function load(url: string, tenant: Tenant, name: CaseName, seconds: number): Promise<RawResult> {
   const headers: Record<string, string> = { 'x-api-key': tenant.apiKey };
   const request =
     name === 'flavors_read'
@@ -83,13 +91,35 @@ async function load(url: string, tenant: Tenant, name: CaseName, seconds: number
           body: JSON.stringify({ name: 'bench', ...DEMO_INSTANCE }),
         };
   if (request.method === 'POST') headers['content-type'] = 'application/json';
-  current = autocannon({ ...request, headers, connections: CONNECTIONS, duration: seconds, timeout: 10 });
+  current = autocannon({
+    ...request,
+    headers,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+    skipAggregateResult: true,
+  });
   try {
     return await current;
   } finally {
     current = undefined;
     if (interrupted) throw new Error('interrupted');
   }
+}
+
+/** Throughput over all slices (completed requests / time), latency from the merged histograms. */
+function summarize(url: string, slices: RawResult[]): Measured {
+  const merged = autocannon.aggregateResult(slices, { url, connections: CONNECTIONS });
+  const requests = slices.reduce((n, r) => n + r.totalCompletedRequests, 0);
+  const seconds = slices.reduce((n, r) => n + r.duration, 0);
+  return {
+    rps: round(requests / seconds, 1),
+    p50_ms: merged.latency.p50,
+    p99_ms: merged.latency.p99,
+    requests,
+    non_2xx: merged.non2xx,
+    errors: merged.errors + merged.timeouts,
+  };
 }
 
 /** Starts the bare server as a child process; resolves with its base URL. */
@@ -102,6 +132,7 @@ async function startBare(config: AppConfig): Promise<{ child: ChildProcess; url:
       QUEUE_PREFIX: config.QUEUE_PREFIX,
       BENCH_REDIS: JSON.stringify(redisConnection(config.REDIS_URL)),
       INSTANCE_BUILD_DEADLINE_MS: String(config.INSTANCE_BUILD_DEADLINE_MS),
+      DNS_DOMAIN_SUFFIX: config.DNS_DOMAIN_SUFFIX,
     },
     execArgv: [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -121,23 +152,56 @@ async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
+/** Tables whose rows belong to an instance (proxy hosts, volumes, ...), found by their instance_id column. */
+async function instanceTables(db: DataSource): Promise<string[]> {
+  const rows: Array<{ table_name: string }> = await db.query(
+    `SELECT table_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'instance_id' ORDER BY 1`,
+  );
+  return rows.map((r) => r.table_name);
+}
+
 /**
- * Removes what creates left: the tenant's instances, their address leases
- * and outbox rows, and the queued jobs. Vacuumed so that the next case starts
- * from the same table state (the address lease scans the leased addresses).
+ * Removes what creates left: the tenant's instances, their address leases,
+ * outbox rows and rows of other tables that name them, and the queued jobs.
+ * Vacuumed so that the next case starts from the same table state (the
+ * address lease scans the leased addresses).
  */
 async function removeCreated(db: DataSource, queue: Queue, tenant: Tenant): Promise<number> {
   await settle(db, tenant);
-  const [{ count }] = await db.query(
-    `WITH gone AS (DELETE FROM instances WHERE project_id = $1 RETURNING id::text AS id),
-          leases AS (DELETE FROM address_leases WHERE resource_kind = 'instance' AND resource_id IN (SELECT id FROM gone)),
-          jobs AS (DELETE FROM outbox WHERE payload->>'instanceId' IN (SELECT id FROM gone))
-     SELECT count(*)::int AS count FROM gone`,
-    [tenant.projectId],
-  );
-  await db.query('VACUUM ANALYZE instances, address_leases, outbox');
+  const tables = await instanceTables(db);
+  const count = await db.transaction(async (m) => {
+    const ids = (await m.query('SELECT id::text AS id FROM instances WHERE project_id = $1', [tenant.projectId])).map(
+      (r: { id: string }) => r.id,
+    );
+    if (ids.length === 0) return 0;
+    for (const table of tables) await m.query(`DELETE FROM "${table}" WHERE instance_id::text = ANY($1)`, [ids]);
+    await m.query(`DELETE FROM address_leases WHERE resource_kind = 'instance' AND resource_id = ANY($1)`, [ids]);
+    await m.query(`DELETE FROM outbox WHERE payload->>'instanceId' = ANY($1)`, [ids]);
+    await m.query('DELETE FROM instances WHERE id::text = ANY($1)', [ids]);
+    return ids.length as number;
+  });
+  await db.query(`VACUUM ANALYZE instances, address_leases, outbox${tables.map((t) => `, "${t}"`).join('')}`);
   await queue.obliterate({ force: true });
   return count;
+}
+
+/**
+ * What one create left in the database, without what differs by nature
+ * (ids, address, times, generated names): the instance row and how many rows
+ * of each related table name it.
+ */
+async function footprint(db: DataSource, id: string): Promise<Record<string, unknown>> {
+  const [row] = await db.query('SELECT * FROM instances WHERE id = $1', [id]);
+  if (!row) return { instance: null };
+  const { id: _id, address: _a, created_at: _c, updated_at: _u, build_deadline: _b, project_id: _p, ...rest } = row;
+  const related: Record<string, number> = {};
+  for (const table of await instanceTables(db)) {
+    related[table] = (await db.query(`SELECT count(*)::int AS n FROM "${table}" WHERE instance_id = $1`, [id]))[0].n;
+  }
+  related.address_leases = (await db.query('SELECT count(*)::int AS n FROM address_leases WHERE resource_id = $1', [id]))[0].n;
+  related.outbox = (await db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'instanceId' = $1`, [id]))[0].n;
+  const dispatched = (await db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'instanceId' = $1 AND dispatched_at IS NOT NULL`, [id]))[0].n;
+  return { instance: { ...rest, metadata: Object.keys(row.metadata).sort() }, related, dispatched };
 }
 
 /**
@@ -157,25 +221,33 @@ async function settle(db: DataSource, tenant: Tenant): Promise<void> {
   }
 }
 
-/** Both servers answer the benchmarked requests alike before anything is measured. */
-async function checkEquivalent(urls: Record<Target, string>, tenant: Tenant): Promise<void> {
+/**
+ * Both servers answer the benchmarked requests alike, and one create of each
+ * leaves the same rows, before anything is measured: a guard against the
+ * bare server drifting from the API's queries.
+ */
+async function checkEquivalent(urls: Record<Target, string>, tenant: Tenant, db: DataSource): Promise<void> {
   const headers = { 'x-api-key': tenant.apiKey, 'content-type': 'application/json' };
-  const [api, bare] = await Promise.all(
-    [urls.api, urls.bare].map(async (url) => {
-      const flavors = await fetch(`${url}/v1/flavors`, { headers });
-      const created = await fetch(`${url}/v1/instances`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ name: 'bench', ...DEMO_INSTANCE }),
-      });
-      const body = (await created.json()) as Record<string, unknown>;
-      return { flavors: [flavors.status, await flavors.text()], created: [created.status, Object.keys(body).sort(), body.status] };
-    }),
-  );
-  if (JSON.stringify(api) !== JSON.stringify(bare)) {
-    throw new Error(`the bare server does not answer like the api:\napi:  ${JSON.stringify(api)}\nbare: ${JSON.stringify(bare)}`);
+  const answers: Record<string, unknown>[] = [];
+  for (const url of [urls.api, urls.bare]) {
+    const flavors = await fetch(`${url}/v1/flavors`, { headers });
+    const created = await fetch(`${url}/v1/instances`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'bench', ...DEMO_INSTANCE }),
+    });
+    const body = (await created.json()) as Record<string, unknown>;
+    answers.push({
+      flavors: [flavors.status, await flavors.text()],
+      created: [created.status, Object.keys(body).sort(), body.status],
+      rows: typeof body.id === 'string' ? await footprint(db, body.id) : null,
+    });
   }
-  if (api.flavors[0] !== 200 || api.created[0] !== 202) throw new Error(`unexpected answers: ${JSON.stringify(api)}`);
+  const [api, bare] = answers.map((a) => JSON.stringify(a));
+  if (api !== bare) throw new Error(`the bare server does not do what the api does:\napi:  ${api}\nbare: ${bare}`);
+  if ((answers[0].flavors as unknown[])[0] !== 200 || (answers[0].created as unknown[])[0] !== 202) {
+    throw new Error(`unexpected answers: ${api}`);
+  }
 }
 
 async function main(): Promise<number> {
@@ -205,29 +277,29 @@ async function main(): Promise<number> {
     const bareServer = await startBare(config);
     bare = bareServer.child;
     const urls: Record<Target, string> = { api: stack.http.baseUrl, bare: bareServer.url };
-    await checkEquivalent(urls, tenant);
+    await checkEquivalent(urls, tenant, db);
     await removeCreated(db, queue, tenant);
 
     const results = {} as Record<CaseName, Record<Target, Measured>>;
+    const sliceSeconds = DURATION_S / SLICES;
     for (const name of ['flavors_read', 'instance_create'] as CaseName[]) {
-      results[name] = {} as Record<Target, Measured>;
+      const creates = name === 'instance_create';
       for (const target of ['bare', 'api'] as Target[]) {
         log(`${name} / ${target}: warm-up ${WARMUP_S}s`);
         await load(urls[target], tenant, name, WARMUP_S);
-        if (name === 'instance_create') await removeCreated(db, queue, tenant);
-        log(`${name} / ${target}: measuring ${DURATION_S}s, ${CONNECTIONS} connections`);
-        const r = await load(urls[target], tenant, name, DURATION_S);
-        results[name][target] = {
-          rps: round(r.requests.average, 1),
-          p50_ms: round(r.latency.p50),
-          p99_ms: round(r.latency.p99),
-          requests: r.requests.total,
-          non_2xx: r.non2xx,
-          errors: r.errors + r.timeouts,
-        };
-        log(`${name} / ${target}: ${JSON.stringify(results[name][target])}`);
-        if (name === 'instance_create') log(`removed ${await removeCreated(db, queue, tenant)} created instances`);
+        if (creates) await removeCreated(db, queue, tenant);
       }
+      log(`${name}: measuring ${DURATION_S}s per server in ${SLICES} alternating slices, ${CONNECTIONS} connections`);
+      const slices: Record<Target, RawResult[]> = { bare: [], api: [] };
+      for (let i = 0; i < SLICES; i++) {
+        for (const target of (i % 2 ? ['api', 'bare'] : ['bare', 'api']) as Target[]) {
+          slices[target].push(await load(urls[target], tenant, name, sliceSeconds));
+          // Each slice of creates starts from the same tables: none of the bench's instances.
+          if (creates) await removeCreated(db, queue, tenant);
+        }
+      }
+      results[name] = { bare: summarize(urls.bare, slices.bare), api: summarize(urls.api, slices.api) };
+      for (const target of ['bare', 'api'] as Target[]) log(`${name} / ${target}: ${JSON.stringify(results[name][target])}`);
     }
 
     const ratio = (name: CaseName) => round(results[name].api.rps / results[name].bare.rps);
@@ -242,6 +314,7 @@ async function main(): Promise<number> {
       config: {
         connections: CONNECTIONS,
         duration_s: DURATION_S,
+        slices: SLICES,
         warmup_s: WARMUP_S,
         slot: Number(process.env.STRATUS_TEST_SLOT),
         cpus: cpus().length,

@@ -12,18 +12,23 @@
  *                   the default security group (CatalogService.require*);
  *                   one transaction: address lease (leaseAddress), the
  *                   existence check TypeORM's save() makes, instance insert,
- *                   outbox insert (InstancesService.create, OutboxService.write);
- *                   after commit queue.add and the outbox dispatched_at update
- *                   (OutboxService.dispatch).
+ *                   outbox insert (OutboxService.write), the generated proxy
+ *                   host (DnsService.insert: insert, refreshInstanceDomains,
+ *                   notifyEdge), the re-read of the row; after commit
+ *                   queue.add and the outbox dispatched_at update
+ *                   (OutboxService.dispatch). See InstancesService.create.
  *
  * The statements TypeORM generates were captured from its query log (TypeORM
- * 0.3) and are copied verbatim below; leaseAddress and ApiKeyHasher are the
- * project's own code, imported by relative path so that no framework module
- * is loaded here. If the services change their queries, update these.
+ * 0.3, logging: ['query'] on a DataSource given to the services) and are
+ * copied verbatim below; leaseAddress, refreshInstanceDomains, notifyEdge and
+ * ApiKeyHasher are the project's own code, imported by relative path so that
+ * no framework module is loaded here. If the services change their queries,
+ * update these: the bench compares what one create of each server leaves in
+ * the database and stops when they differ.
  *
  * Configuration comes from the environment the bench sets: DATABASE_URL,
  * DATA_DIR (for the API-key pepper), QUEUE_PREFIX, BENCH_REDIS (JSON
- * connection options), INSTANCE_BUILD_DEADLINE_MS. It listens on a free
+ * connection options), INSTANCE_BUILD_DEADLINE_MS, DNS_DOMAIN_SUFFIX. It listens on a free
  * loopback port and reports it to the parent over IPC.
  */
 import { Queue } from 'bullmq';
@@ -32,6 +37,8 @@ import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { leaseAddress } from '../libs/core/src/addresses/address-pool';
+import { refreshInstanceDomains } from '../libs/core/src/dns/instance-domains';
+import { notifyEdge } from '../libs/core/src/edge/edge-channel';
 import { ApiKeyHasher } from '../libs/core/src/secrets/api-key';
 import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, resourceJobId } from '../libs/queue/src/job-catalog';
 
@@ -56,8 +63,18 @@ const SQL = {
     'INSERT INTO "instances"("id", "project_id", "user_id", "name", "image_id", "image_name", "flavor_id", "network_id", "keypair_name", "security_group_ids", "port", "dname", "user_data", "address", "status", "status_reason", "metadata", "generation", "build_deadline", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, DEFAULT, DEFAULT) RETURNING "id", "port", "metadata", "generation", "created_at", "updated_at"',
   insertOutbox:
     'INSERT INTO "outbox"("job_name", "job_id", "payload", "created_at", "dispatched_at") VALUES ($1, $2, $3, DEFAULT, DEFAULT) RETURNING "id", "created_at"',
+  insertProxyHost:
+    'INSERT INTO "proxy_hosts"("id", "hostname", "project_id", "user_id", "instance_id", "forward_port", "created_at", "updated_at") VALUES (DEFAULT, $1, $2, $3, $4, $5, DEFAULT, DEFAULT) RETURNING "id", "created_at", "updated_at"',
+  instanceById:
+    'SELECT "Instance"."id" AS "Instance_id", "Instance"."project_id" AS "Instance_project_id", "Instance"."user_id" AS "Instance_user_id", "Instance"."name" AS "Instance_name", "Instance"."image_id" AS "Instance_image_id", "Instance"."image_name" AS "Instance_image_name", "Instance"."flavor_id" AS "Instance_flavor_id", "Instance"."network_id" AS "Instance_network_id", "Instance"."keypair_name" AS "Instance_keypair_name", "Instance"."security_group_ids" AS "Instance_security_group_ids", "Instance"."port" AS "Instance_port", "Instance"."dname" AS "Instance_dname", "Instance"."user_data" AS "Instance_user_data", "Instance"."address" AS "Instance_address", "Instance"."status" AS "Instance_status", "Instance"."status_reason" AS "Instance_status_reason", "Instance"."metadata" AS "Instance_metadata", "Instance"."generation" AS "Instance_generation", "Instance"."build_deadline" AS "Instance_build_deadline", "Instance"."created_at" AS "Instance_created_at", "Instance"."updated_at" AS "Instance_updated_at" FROM "instances" "Instance" WHERE (("Instance"."id" = $1)) LIMIT 1',
   markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2)',
 };
+
+/** As InstancesService's generatedLabel: `<name slug>-<8 hex of the id>`, under the DNS suffix. */
+function generatedHostname(name: string, id: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return `${slug || 'instance'}-${id.slice(0, 8)}.${dnsSuffix}`;
+}
 
 interface Principal {
   projectId: string;
@@ -73,6 +90,7 @@ const queue = new Queue(JOB_QUEUE['instance.create'], {
   defaultJobOptions: DEFAULT_JOB_OPTIONS,
 });
 const buildDeadlineMs = Number(env.INSTANCE_BUILD_DEADLINE_MS ?? 15 * 60_000);
+const dnsSuffix = env.DNS_DOMAIN_SUFFIX ?? 'localhost';
 
 async function one<T = Record<string, any>>(sql: string, params: unknown[] = []): Promise<T | undefined> {
   return (await pool.query(sql, params)).rows[0] as T | undefined;
@@ -123,7 +141,9 @@ app.post('/v1/instances', async (req, reply) => {
   const group = await one(SQL.securityGroupByName, ['default']);
   if (!group) return badRequest(reply, 'security_group_names[0]: security group "default" does not exist');
 
+  const port = dto.port === undefined ? 3000 : Number(dto.port);
   const id = randomUUID();
+  const hostname = generatedHostname(dto.name, id);
   const jobId = resourceJobId('instance.create', id, 1);
   const payload = { instanceId: id, generation: 1 };
   const client: PoolClient = await pool.connect();
@@ -134,30 +154,32 @@ app.post('/v1/instances', async (req, reply) => {
     const manager = { query: async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows };
     const address = await leaseAddress(manager as unknown as EntityManager, network.Network_cidr, 'instance', id);
     await client.query(SQL.instanceExists, [id]);
-    row = (
-      await client.query(SQL.insertInstance, [
-        id,
-        principal.projectId,
-        principal.userId,
-        dto.name,
-        image.Image_id,
-        dto.imageName ?? null,
-        flavor.Flavor_id,
-        network.Network_id,
-        dto.keypair_name,
-        [group.SecurityGroup_id],
-        dto.port === undefined ? 3000 : Number(dto.port),
-        dto.dname ?? null,
-        dto.user_data ?? null,
-        address,
-        'BUILD',
-        null,
-        JSON.stringify({ isPublic: 'false', enableSSH: 'false', privateIp: address }),
-        1,
-        new Date(Date.now() + buildDeadlineMs),
-      ])
-    ).rows[0];
+    await client.query(SQL.insertInstance, [
+      id,
+      principal.projectId,
+      principal.userId,
+      dto.name,
+      image.Image_id,
+      dto.imageName ?? null,
+      flavor.Flavor_id,
+      network.Network_id,
+      dto.keypair_name,
+      [group.SecurityGroup_id],
+      port,
+      dto.dname ?? null,
+      dto.user_data ?? null,
+      address,
+      'BUILD',
+      null,
+      JSON.stringify({ isPublic: 'false', enableSSH: 'false', privateIp: address }),
+      1,
+      new Date(Date.now() + buildDeadlineMs),
+    ]);
     outboxId = (await client.query(SQL.insertOutbox, ['instance.create', jobId, JSON.stringify(payload)])).rows[0].id;
+    await client.query(SQL.insertProxyHost, [hostname, principal.projectId, principal.userId, id, port]);
+    await refreshInstanceDomains(manager as unknown as EntityManager, id);
+    await notifyEdge(manager as unknown as EntityManager, 'hosts');
+    row = (await client.query(SQL.instanceById, [id])).rows[0];
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
@@ -179,7 +201,7 @@ app.post('/v1/instances', async (req, reply) => {
     image_id: image.Image_id,
     flavor_id: flavor.Flavor_id,
     network_id: network.Network_id,
-    created_at: (row.created_at as Date).toISOString(),
+    created_at: (row.Instance_created_at as Date).toISOString(),
   };
 });
 

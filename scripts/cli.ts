@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { loadConfig, migrate, mintToken, OperatorCredential, Project, ProjectsService } from '@stratus/core';
+import { Certificate, CertificateVault, loadConfig, migrate, mintToken, notifyEdge, OperatorCredential, parseCertificatePair, Project, ProjectsService } from '@stratus/core';
+import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 
 /** Operator CLI: `npm run cli -- <command>`. Secrets are printed once and never stored. */
@@ -85,6 +86,56 @@ program
   .action(async () => {
     console.log(OperatorCredential.create(loadConfig().DATA_DIR, { onlyIfUnset: false }));
   });
+
+program
+  .command('certificate:add')
+  .description('load a TLS certificate for gateway routes; prints its id (use it as certificate_id)')
+  .requiredOption('--cert <file>', 'PEM certificate (chain) file')
+  .requiredOption('--key <file>', 'PEM private key file (unencrypted); stored encrypted, never printed')
+  .option('--name <name>', 'label', '')
+  .action((opts: { cert: string; key: string; name: string }) =>
+    withProjects(async (_p, ds) => {
+      const certPem = readFileSync(opts.cert, 'utf8');
+      const keyPem = readFileSync(opts.key, 'utf8');
+      const parsed = parseCertificatePair(certPem, keyPem);
+      const vault = CertificateVault.fromDataDir(loadConfig().DATA_DIR);
+      const row = await ds.getRepository(Certificate).save({
+        name: opts.name || parsed.subject,
+        certPem,
+        keyEncrypted: vault.seal(keyPem),
+        subject: parsed.subject,
+        fingerprintSha256: parsed.fingerprintSha256,
+        notAfter: parsed.notAfter,
+      });
+      console.log(JSON.stringify({ id: row.id, name: row.name, subject: row.subject, fingerprint_sha256: row.fingerprintSha256, not_after: row.notAfter.toISOString() }));
+    }),
+  );
+
+program
+  .command('certificate:list')
+  .action(() =>
+    withProjects(async (_p, ds) => {
+      for (const c of await ds.getRepository(Certificate).find({ order: { id: 'ASC' } })) {
+        console.log(`${c.id}  ${c.name}  ${c.fingerprintSha256}  until ${c.notAfter.toISOString()}`);
+      }
+    }),
+  );
+
+program
+  .command('certificate:remove <id>')
+  .description('remove a certificate no route uses')
+  .action((id: string) =>
+    withProjects(async (_p, ds) => {
+      const [{ count }] = await ds.query('SELECT count(*)::int AS count FROM gateway_routes WHERE certificate_id = $1', [Number(id)]);
+      if (count > 0) throw new Error(`certificate ${id} is used by ${count} route(s)`);
+      await ds.transaction(async (m) => {
+        const result = await m.getRepository(Certificate).delete({ id: Number(id) });
+        if (!result.affected) throw new Error(`no certificate ${id}`);
+        await notifyEdge(m, 'certificates');
+      });
+      console.log(`removed certificate ${id}`);
+    }),
+  );
 
 program.parseAsync().catch((err) => {
   console.error(err instanceof Error ? err.message : err);

@@ -11,3 +11,13 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
   console.log('[stratus] installing dependencies (npm ci)...');
   execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
+
+// Debian packages the local provider's managed databases run (Redis,
+// ClickHouse, PostgreSQL 15 with postgis and pgaudit): installed when root
+// with apt, else listed. A host without them still works; creates that need
+// them end in error with a reason.
+if (process.platform === 'linux') {
+  const { spawnSync } = require('node:child_process');
+  const result = spawnSync('sh', [join(root, 'scripts', 'ensure-system-packages.sh')], { stdio: 'inherit' });
+  if (result.status !== 0) console.warn('[stratus] system packages could not be installed; database creates that need them end in error');
+}

@@ -1,5 +1,5 @@
 // `npm start`: install what is missing, build, set up the database and the
-// first project, then run the api and the worker until interrupted.
+// first project, then run the api, the worker and the edge until interrupted.
 // Plain Node on purpose: it runs before anything is installed or built.
 const { execSync, spawn } = require('node:child_process');
 const { join } = require('node:path');
@@ -12,7 +12,7 @@ console.log('[stratus] building...');
 run('npx tsc -p tsconfig.build.json');
 run('node -r ./scripts/paths.js dist/scripts/setup.js');
 
-const children = ['api', 'worker'].map((name) => {
+const children = ['api', 'worker', 'edge'].map((name) => {
   const child = spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${name}/src/main.js`], {
     cwd: root,
     stdio: 'inherit',
@@ -43,7 +43,7 @@ const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
   for (let i = 0; i < 200 && !stopping; i++) {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
-        console.log(`\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`);
+        console.log(`\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`);
         return;
       }
     } catch {}

@@ -1,4 +1,5 @@
 import { OperatorCredential } from '@stratus/core';
+import { ALL_QUEUES } from '@stratus/queue';
 import { testConfig, TestStack } from '@stratus/testing';
 
 describe('queue dashboard', () => {
@@ -28,6 +29,6 @@ describe('queue dashboard', () => {
   it('shows every queue to the operator', async () => {
     const res = await stack.http.get('/admin/queues/api/queues', basic('operator', password));
     expect(res.status).toBe(200);
-    expect(res.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['instances', 'maintenance']);
+    expect(res.body.queues.map((q: { name: string }) => q.name).sort()).toEqual([...ALL_QUEUES].sort());
   });
 });

@@ -1,10 +1,12 @@
 import './paths';
 import { loadConfig } from '@stratus/core';
-import { killInstancesUnder, testEnv } from '@stratus/testing';
+import { killDatabaseServersUnder, killInstancesUnder, testEnv, unmountUnder } from '@stratus/testing';
 import { join } from 'node:path';
 
-/** Instances the suites started do not outlive the run. */
+/** Instances and database servers the suites started do not outlive the run. */
 export default async function globalTeardown(): Promise<void> {
   const config = loadConfig(testEnv());
   killInstancesUnder(join(config.DATA_DIR, 'instances'));
+  killDatabaseServersUnder(config.DATA_DIR);
+  unmountUnder(config.DATA_DIR);
 }

@@ -3,12 +3,16 @@ import { ConfigModule, DatabaseModule, LoggingModule } from '@stratus/core';
 import { ProvidersModule } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
+import { DatabasesProcessor } from './databases/databases.processor';
+import { DatabasesReconciler } from './databases/databases.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
+import { VolumesProcessor } from './volumes/volumes.processor';
+import { VolumesReconciler } from './volumes/volumes.reconciler';
 
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
-  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, MaintenanceProcessor],
+  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {}

@@ -1,7 +1,15 @@
 export * from './driver-error';
 export * from './catalog.driver';
 export * from './compute.driver';
+export * from './volume.driver';
 export * from './providers.module';
 export { LocalCatalog } from './local/local-catalog';
 export { LocalImages } from './local/local-images';
 export { INSTANCE_MARKER, scanInstanceLeaders } from './local/process-table';
+export { mountpoints } from './local/local-volume.driver';
+export * from './databases.driver';
+export { DATABASE_MARKER } from './local/databases/local-database.driver';
+export { localDatabaseDirs } from './local/databases/local-databases';
+export { buildTemplate } from './local/databases/postgres.engine';
+export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
+export { scanMarkedLeaders } from './local/process-table';

@@ -3,11 +3,15 @@ import { AppConfig } from '@stratus/core';
 import { join } from 'node:path';
 import { CATALOG_DRIVER } from './catalog.driver';
 import { COMPUTE_DRIVER } from './compute.driver';
+import { DATABASE_DRIVER } from './databases.driver';
+import { createLocalDatabaseDriver } from './local/databases/local-databases';
 import { CgroupLimiter } from './local/cgroups';
 import { LocalCatalog } from './local/local-catalog';
 import { LocalComputeDriver } from './local/local-compute.driver';
 import { LocalImages } from './local/local-images';
+import { LocalVolumeDriver } from './local/local-volume.driver';
 import { ensureRunUser } from './local/run-user';
+import { VOLUME_DRIVER } from './volume.driver';
 
 const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
 
@@ -33,7 +37,22 @@ const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
           bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
         }),
     },
+    {
+      provide: VOLUME_DRIVER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new LocalVolumeDriver({
+          volumesDir: join(config.DATA_DIR, 'volumes'),
+          instancesDir: join(config.DATA_DIR, 'instances'),
+          runAs: ensureRunUser(config.LOCAL_RUN_USER),
+        }),
+    },
+    {
+      provide: DATABASE_DRIVER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => createLocalDatabaseDriver(config),
+    },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER],
+  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER],
 })
 export class ProvidersModule {}

@@ -12,6 +12,15 @@ export interface JobCatalog {
   'instances.reconcile': Record<string, never>;
   'catalog.sync': Record<string, never>;
   'outbox.relay': Record<string, never>;
+  /** One job per managed database server (postgres, cache, analytics); the engine is on the row. */
+  'database.create': { databaseId: number; generation: number };
+  'database.delete': { databaseId: number; generation: number };
+  'databases.reconcile': Record<string, never>;
+  'volume.create': { volumeId: string; generation: number };
+  'volume.attach': { volumeId: string; generation: number };
+  'volume.detach': { volumeId: string; generation: number };
+  'volume.delete': { volumeId: string; generation: number };
+  'volumes.reconcile': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -23,6 +32,14 @@ export const JOB_QUEUE = {
   'instances.reconcile': QUEUES.maintenance,
   'catalog.sync': QUEUES.maintenance,
   'outbox.relay': QUEUES.maintenance,
+  'database.create': QUEUES.databases,
+  'database.delete': QUEUES.databases,
+  'databases.reconcile': QUEUES.maintenance,
+  'volume.create': QUEUES.volumes,
+  'volume.attach': QUEUES.volumes,
+  'volume.detach': QUEUES.volumes,
+  'volume.delete': QUEUES.volumes,
+  'volumes.reconcile': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

@@ -5,6 +5,8 @@
 export const QUEUES = {
   instances: 'instances',
   maintenance: 'maintenance',
+  volumes: 'volumes',
+  databases: 'databases',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -6,3 +6,4 @@ export * from './tenants';
 export * from './instances';
 export * from './processes';
 export * from './installation';
+export * from './databases';

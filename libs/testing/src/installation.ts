@@ -5,7 +5,8 @@ import { Queue } from 'bullmq';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { killInstancesUnder } from './processes';
+import { killInstancesUnder, unmountUnder } from './processes';
+import { killDatabaseServersUnder } from './databases';
 import { testEnv } from './test-env';
 
 /**
@@ -17,6 +18,8 @@ import { testEnv } from './test-env';
 export async function resetTestInstallation(): Promise<void> {
   const config = loadConfig(testEnv());
   killInstancesUnder(join(config.DATA_DIR, 'instances'));
+  killDatabaseServersUnder(config.DATA_DIR);
+  unmountUnder(config.DATA_DIR);
   rmSync(config.DATA_DIR, { recursive: true, force: true });
 
   const admin = new URL(config.DATABASE_URL);

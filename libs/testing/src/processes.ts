@@ -1,10 +1,16 @@
 import { readlinkSync } from 'node:fs';
-import { scanInstanceLeaders } from '@stratus/providers';
+import { INSTANCE_MARKER, mountpoints, scanMarkedLeaders } from '@stratus/providers';
+import { execFileSync } from 'node:child_process';
 
 /** Instance process-group leaders whose working folder is under `dir`, by instance id. */
 export function instanceLeadersUnder(dir: string): Map<string, number[]> {
+  return markedLeadersUnder(INSTANCE_MARKER, dir);
+}
+
+/** Process-group leaders carrying `marker` whose working folder is under `dir`, by marker value. */
+export function markedLeadersUnder(marker: string, dir: string): Map<string, number[]> {
   const result = new Map<string, number[]>();
-  for (const [id, leaders] of scanInstanceLeaders()) {
+  for (const [id, leaders] of scanMarkedLeaders(marker)) {
     for (const leader of leaders) {
       let cwd = '';
       try {
@@ -20,16 +26,33 @@ export function instanceLeadersUnder(dir: string): Map<string, number[]> {
 
 /** Ends every instance process a test run left under `dir` (only ours: matched by folder). */
 export function killInstancesUnder(dir: string): number {
+  return killGroups([...instanceLeadersUnder(dir).values()].flat());
+}
+
+/** SIGKILLs the process groups led by `pids`; returns how many were still there. */
+export function killGroups(pids: Iterable<number>): number {
   let killed = 0;
-  for (const pids of instanceLeadersUnder(dir).values()) {
-    for (const pid of pids) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-        killed++;
-      } catch {
-        // gone already
-      }
+  for (const pid of pids) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+      killed++;
+    } catch {
+      // gone already
     }
   }
   return killed;
+}
+
+/** Unmounts every volume a test run left mounted under `dir` (only ours: matched by path), so the folder can be removed. */
+export function unmountUnder(dir: string): number {
+  let unmounted = 0;
+  for (const mountpoint of mountpoints().filter((m) => m.startsWith(dir + '/')).reverse()) {
+    try {
+      execFileSync('umount', ['-l', mountpoint], { stdio: 'pipe' });
+      unmounted++;
+    } catch {
+      // gone already
+    }
+  }
+  return unmounted;
 }

@@ -17,10 +17,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-type Service = 'api' | 'worker';
+type Service = 'api' | 'worker' | 'edge';
 
 /**
- * The real system for end-to-end tests: the compiled api and worker as
+ * The real system for end-to-end tests: the compiled api, worker and edge as
  * separate processes on the test database and queues. Their output goes to
  * DATA_DIR/logs, which the secret-leak checks read.
  */
@@ -35,7 +35,7 @@ export class TestStack {
   }
 
   static async start(overrides: Record<string, string> = {}, services: Service[] = ['api', 'worker']): Promise<TestStack> {
-    const stack = new TestStack(testEnv({ API_PORT: String(await freePort()), ...overrides }));
+    const stack = new TestStack(testEnv({ API_PORT: String(await freePort()), EDGE_HTTP_PORT: String(await freePort()), ...overrides }));
     for (const s of services) await stack.startService(s);
     return stack;
   }
@@ -63,6 +63,13 @@ export class TestStack {
       await waitFor('the api to answer /ready', async () => (await this.http.get('/ready')).status === 200, {
         timeoutMs: 30_000,
       });
+    } else if (service === 'edge') {
+      // Up when it has reported itself to PostgreSQL (its listeners are bound by then or soon after).
+      let connected = false;
+      child.stdout!.on('data', (chunk: Buffer) => (connected ||= chunk.toString().includes('edge connected')));
+      await waitFor('the edge to start', () => child.exitCode === null && connected, {
+        timeoutMs: 15_000,
+      });
     } else {
       await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
     }
@@ -83,6 +90,7 @@ export class TestStack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.stopService('api'), this.stopService('worker')]);
+    await Promise.all([this.stopService('api'), this.stopService('worker'), this.stopService('edge')]);
   }
 }
+

@@ -17,3 +17,5 @@ export const OptionalStringArray = (maxItems = 20, maxLength = 255) =>
 
 export const RequiredInt = (min: number, max: number) =>
   applyDecorators(IsDefined({ message: 'is required' }), IsInt(), Min(min), Max(max));
+
+export const OptionalInt = (min: number, max: number) => applyDecorators(IsOptional(), IsInt(), Min(min), Max(max));

@@ -12,7 +12,15 @@ import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../catalog/catalog.service';
+import { DnsService } from '../dns/dns.service';
+import { VolumesService } from '../volumes/volumes.service';
 import { CreateInstanceDto } from './create-instance.dto';
+
+/** A readable, practically unique name for an instance created without `dname`: `<name>-<8 hex of its id>`. */
+function generatedLabel(name: string, id: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  return `${slug || 'instance'}-${id.slice(0, 8)}`;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -23,10 +31,14 @@ export class InstancesService {
     private readonly catalog: CatalogService,
     private readonly outbox: OutboxService,
     private readonly config: AppConfig,
+    private readonly volumes: VolumesService,
+    private readonly dns: DnsService,
   ) {}
 
   async create(dto: CreateInstanceDto, principal: Principal): Promise<Instance> {
-    if (dto.volume) throw new BadRequestException('volume: creating a volume with an instance is not available yet');
+    if (dto.volume) this.volumes.checkSize(dto.volume.size, 'volume.size');
+    const port = dto.port === undefined ? 3000 : Number(dto.port);
+    const requestedHost = dto.dname === undefined ? null : this.dns.hostname(dto.dname, 'dname');
     const [image, flavor, network] = await Promise.all([
       this.catalog.requireImage(dto.image_id, 'image_id'),
       this.catalog.requireFlavor(dto.flavor_id, 'flavor_id'),
@@ -35,10 +47,11 @@ export class InstancesService {
     ]);
     const securityGroupIds = await this.catalog.requireSecurityGroups(dto.security_group_ids, dto.security_group_names);
 
-    const [instance, entry] = await this.dataSource.transaction(async (manager) => {
-      const id = randomUUID();
+    const id = randomUUID();
+    const hostname = requestedHost ?? this.dns.hostname(generatedLabel(dto.name, id), 'dname');
+    const [instance, entries] = await this.dns.unique(hostname, () => this.dataSource.transaction(async (manager) => {
       const address = await leaseAddress(manager, network.cidr, 'instance', id);
-      const row = await manager.getRepository(Instance).save({
+      await manager.getRepository(Instance).save({
         id,
         projectId: principal.projectId,
         userId: principal.userId,
@@ -49,7 +62,7 @@ export class InstancesService {
         networkId: network.id,
         keypairName: dto.keypair_name,
         securityGroupIds,
-        port: dto.port === undefined ? 3000 : Number(dto.port),
+        port,
         dname: dto.dname ?? null,
         userData: dto.user_data ?? null,
         address,
@@ -60,9 +73,23 @@ export class InstancesService {
         buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
       });
       const job = await this.outbox.write(manager, resourceJob('instance.create', id, { instanceId: id, generation: 1 }));
-      return [row, job] as const;
-    });
-    await this.outbox.dispatch([entry]);
+      const jobs = [job];
+      // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
+      if (dto.volume) {
+        const [, volumeJob] = await this.volumes.insert(manager, principal, {
+          name: dto.volume.name,
+          sizeGb: dto.volume.size,
+          description: `created with instance ${id}`,
+          attachTo: id,
+        });
+        jobs.push(volumeJob);
+      }
+      // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
+      await this.dns.insert(manager, principal, id, hostname, port);
+      const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
+      return [saved, jobs] as const;
+    }));
+    await this.outbox.dispatch(entries);
     return instance;
   }
 

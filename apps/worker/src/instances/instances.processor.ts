@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, releaseAddress } from '@stratus/core';
+import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, notifyEdge, releaseAddress } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -67,10 +67,17 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
         compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { status_reason: reason }),
     );
     const moved = await compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, {
-      metadata: { ...row.metadata, resourceLimits: observed.limits },
       status_reason: null,
     });
-    if (!moved) await this.reconciler.removeIfUnwanted(id);
+    // Merged in SQL, not copied from `row`: metadata may have changed during the build (proxy hosts, update-dns).
+    if (moved) {
+      await this.dataSource.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [
+        id,
+        observed.limits,
+      ]);
+    }
+    if (moved) this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
+    else await this.reconciler.removeIfUnwanted(id);
   }
 
   private async delete(id: string, generation: number): Promise<void> {
@@ -79,6 +86,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     await this.driver.delete(id);
     await this.dataSource.transaction(async (manager) => {
       await manager.delete(Instance, { id, status: 'DELETING' });
+      // Its proxy hosts went with it (foreign key cascade): the edge drops them now.
+      await notifyEdge(manager, 'hosts');
       await releaseAddress(manager, id);
     });
     this.logger.log({ instance: id }, 'instance deleted');

@@ -119,6 +119,80 @@ export class AppConfig {
   @Min(1000)
   INSTANCE_BUILD_DEADLINE_MS = 15 * 60_000;
 
+  // --- Managed databases (postgres, cache, analytics) -----------------------
+
+  /** How long a new or restarted server may take to accept connections before it is an error. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  DATABASE_START_TIMEOUT_MS = 60_000;
+
+  /** A database still provisioning this long after create is failed by the reconciler. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  DATABASE_PROVISION_DEADLINE_MS = 10 * 60_000;
+
+  /** Database jobs run at once per worker. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  DATABASE_WORKER_CONCURRENCY = 8;
+
+  // --- Platform surface: volumes, gateway, DNS, edge ----------------------
+
+  /** Address the edge binds gateway route listeners on. */
+  @IsString()
+  GATEWAY_HOST = '127.0.0.1';
+
+  /** Ports gateway routes may listen on, `from-to` inclusive. */
+  @Matches(/^\d{1,5}-\d{1,5}$/)
+  GATEWAY_PORT_RANGE = '20000-20999';
+
+  /** Networks a route's targetIp must be in (comma list of CIDRs); empty means the instance networks. */
+  @Transform(toList)
+  @Matches(/^[0-9a-fA-F:.]+\/\d{1,3}$/, { each: true })
+  GATEWAY_ALLOWED_NETWORKS: string[] = [];
+
+  /** How long POST /gateway/create waits for the edge to bind the listener. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  GATEWAY_BIND_TIMEOUT_MS = 5_000;
+
+  /** The edge's HTTP listener, which routes proxy hosts by Host header. */
+  @IsString()
+  EDGE_HTTP_HOST = '127.0.0.1';
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  EDGE_HTTP_PORT = 8081;
+
+  /** Edge processes accepting connections (Node cluster); 0 means one per CPU. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  EDGE_WORKERS = 0;
+
+  /** Full resync of the edge from PostgreSQL (changes also arrive at once by LISTEN/NOTIFY). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  EDGE_RESYNC_INTERVAL_MS = 5_000;
+
+  /** Suffix of proxy host names; `*.localhost` resolves to loopback in curl and browsers without DNS. */
+  @Matches(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/)
+  DNS_DOMAIN_SUFFIX = 'localhost';
+
+  /** Largest volume, GiB. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  VOLUME_MAX_SIZE_GB = 1024;
+
   // --- Worker ------------------------------------------------------------
 
   @Transform(toInt)
@@ -135,6 +209,17 @@ export class AppConfig {
   @IsInt()
   @Min(200)
   OUTBOX_RELAY_INTERVAL_MS = 2_000;
+
+  /** GATEWAY_PORT_RANGE as numbers. */
+  get gatewayPorts(): { from: number; to: number } {
+    const [from, to] = this.GATEWAY_PORT_RANGE.split('-').map(Number);
+    return { from, to };
+  }
+
+  /** Networks gateway targets may be in: the configured ones, else the instance networks. */
+  get gatewayAllowedNetworks(): string[] {
+    return this.GATEWAY_ALLOWED_NETWORKS.length ? this.GATEWAY_ALLOWED_NETWORKS : [this.LOCAL_ADDRESS_POOL];
+  }
 
   get publicUrl(): string {
     return this.PUBLIC_URL ?? `http://${this.API_HOST}:${this.API_PORT}`;
@@ -154,6 +239,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       (e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
     );
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const ports = config.gatewayPorts;
+  if (!(ports.from >= 1 && ports.from <= ports.to && ports.to <= 65535)) {
+    throw new Error(`Invalid configuration:\n  GATEWAY_PORT_RANGE=${JSON.stringify(config.GATEWAY_PORT_RANGE)}: must be from-to within 1-65535`);
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return config;

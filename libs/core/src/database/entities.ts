@@ -1,8 +1,14 @@
 import { AddressLease } from '../addresses/address-lease.entity';
 import { Flavor, Image, Keypair, Network, SecurityGroup } from '../catalog/catalog.entities';
+import { ManagedDatabase } from '../databases/managed-database.entity';
+import { ProxyHost } from '../dns/proxy-host.entity';
+import { EdgeNode } from '../edge/edge-node.entity';
+import { Certificate } from '../gateway/certificate.entity';
+import { GatewayRoute } from '../gateway/gateway-route.entity';
 import { Instance } from '../instances/instance.entity';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { ApiKey } from '../projects/api-key.entity';
 import { Project } from '../projects/project.entity';
+import { Volume } from '../volumes/volume.entity';
 
-export const ENTITIES = [Project, ApiKey, OutboxEntry, AddressLease, Flavor, Image, Network, Keypair, SecurityGroup, Instance];
+export const ENTITIES = [Project, ApiKey, OutboxEntry, AddressLease, Flavor, Image, Network, Keypair, SecurityGroup, Instance, Volume, GatewayRoute, Certificate, ProxyHost, EdgeNode, ManagedDatabase];

@@ -1,4 +1,4 @@
-import { canTransition, INSTANCE_STATUSES, INSTANCE_TRANSITIONS, InstanceStatus, instanceState } from './transitions';
+import { canTransition, INSTANCE_STATUSES, INSTANCE_TRANSITIONS, InstanceStatus, instanceState, VOLUME_STATUSES, VOLUME_TRANSITIONS, VolumeStatus } from './transitions';
 
 // Every pair of statuses, and whether the move is allowed. Anything not listed is refused.
 const allowed: Array<[InstanceStatus, InstanceStatus]> = [
@@ -31,5 +31,28 @@ describe('instance status transitions', () => {
     ['DELETING', 'stopped'],
   ] as const)('status %s shows state %s', (status, state) => {
     expect(instanceState(status)).toBe(state);
+  });
+});
+
+describe('volume status transitions', () => {
+  const allowedVolume: Array<[VolumeStatus, VolumeStatus]> = [
+    ['creating', 'available'],
+    ['creating', 'attaching'],
+    ['creating', 'error'],
+    ['available', 'attaching'],
+    ['available', 'deleting'],
+    ['attaching', 'in-use'],
+    ['attaching', 'available'],
+    ['in-use', 'detaching'],
+    ['in-use', 'available'],
+    ['detaching', 'available'],
+    ['error', 'deleting'],
+  ];
+  const volumeTable = VOLUME_STATUSES.flatMap((from) =>
+    VOLUME_STATUSES.map((to) => [from, to, allowedVolume.some(([a, b]) => a === from && b === to)] as const),
+  );
+
+  it.each(volumeTable)('%s -> %s allowed: %s', (from, to, expected) => {
+    expect(canTransition(VOLUME_TRANSITIONS, from, to)).toBe(expected);
   });
 });

@@ -42,3 +42,41 @@ export class IllegalTransitionError extends Error {
     super(`status transition ${from} -> ${to} is not allowed`);
   }
 }
+
+/**
+ * Volumes, in Cinder's vocabulary. `attaching` and `detaching` are the
+ * moments the provider is changing the attachment; a failed attach falls
+ * back to `available` (the volume is fine, it is just not attached).
+ */
+export const VOLUME_STATUSES = ['creating', 'available', 'attaching', 'in-use', 'detaching', 'deleting', 'error'] as const;
+export type VolumeStatus = (typeof VOLUME_STATUSES)[number];
+
+export const VOLUME_TRANSITIONS: Transitions<VolumeStatus> = {
+  // Created with an instance (POST /v1/instances with `volume`): straight on to attaching.
+  creating: ['available', 'attaching', 'error'],
+  available: ['attaching', 'deleting'],
+  attaching: ['in-use', 'available'],
+  // An instance that is gone takes its attachment with it: in-use -> available directly.
+  'in-use': ['detaching', 'available'],
+  detaching: ['available'],
+  error: ['deleting'],
+  // The row is removed when the provider has deleted the file.
+  deleting: [],
+};
+
+/**
+ * Managed databases, caches and analytics servers. SPEC.md shows
+ * provisioning, ready and error; `deleting` is ours (DESIGN.md 5). A ready
+ * server that dies is restarted and stays ready; one that cannot be
+ * restarted goes to error.
+ */
+export const DATABASE_STATUSES = ['provisioning', 'ready', 'error', 'deleting'] as const;
+export type DatabaseStatus = (typeof DATABASE_STATUSES)[number];
+
+export const DATABASE_TRANSITIONS: Transitions<DatabaseStatus> = {
+  provisioning: ['ready', 'error', 'deleting'],
+  ready: ['error', 'deleting'],
+  error: ['deleting'],
+  // The row goes when the server is gone.
+  deleting: [],
+};

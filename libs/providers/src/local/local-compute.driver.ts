@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ComputeDriver, InstanceSpec, ObservedInstance } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
+import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
 import { INSTANCE_MARKER, isAlive, readStat, scanInstanceLeaders } from './process-table';
 import { RunAs } from './run-user';
@@ -268,12 +269,6 @@ function canConnect(host: string, port: number): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.setTimeout(500, () => done(false));
   });
-}
-
-function chownTree(path: string, runAs: RunAs): void {
-  if (!runAs.name) return;
-  chownSync(path, runAs.uid, runAs.gid);
-  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), runAs);
 }
 
 /** The run user must be able to reach its home through every parent folder. */

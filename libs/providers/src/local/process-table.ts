@@ -27,17 +27,18 @@ export function isAlive(stat: ProcStat | null): stat is ProcStat {
   return stat !== null && stat.state !== 'Z' && stat.state !== 'X';
 }
 
-function markerOf(pid: number): string | null {
+function markerOf(pid: number, marker: string): string | null {
   let env: string;
   try {
     env = readFileSync(`/proc/${pid}/environ`, 'latin1');
   } catch {
     return null;
   }
-  const at = env.indexOf(`${INSTANCE_MARKER}=`);
-  if (at < 0) return null;
+  // Whole variable names only: `X_<marker>=` is not the marker.
+  const at = env.startsWith(`${marker}=`) ? 0 : env.indexOf(`\0${marker}=`) + 1;
+  if (at === 0 && !env.startsWith(`${marker}=`)) return null;
   const end = env.indexOf('\0', at);
-  return env.slice(at + INSTANCE_MARKER.length + 1, end < 0 ? undefined : end);
+  return env.slice(at + marker.length + 1, end < 0 ? undefined : end);
 }
 
 /**
@@ -46,12 +47,17 @@ function markerOf(pid: number): string | null {
  * to prove there is never a second copy of one.
  */
 export function scanInstanceLeaders(): Map<string, ProcStat[]> {
+  return scanMarkedLeaders(INSTANCE_MARKER);
+}
+
+/** Every live process-group leader whose environment carries `marker`, by the marker's value. */
+export function scanMarkedLeaders(marker: string): Map<string, ProcStat[]> {
   const found = new Map<string, ProcStat[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const stat = readStat(Number(name));
     if (!isAlive(stat) || stat.pgrp !== stat.pid) continue;
-    const id = markerOf(stat.pid);
+    const id = markerOf(stat.pid, marker);
     if (id === null) continue;
     found.set(id, [...(found.get(id) ?? []), stat]);
   }

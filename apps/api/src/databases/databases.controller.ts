@@ -1,0 +1,58 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { CreateAnalyticsDto } from './create-analytics.dto';
+import { CreateCacheDto } from './create-cache.dto';
+import { CreateDatabaseDto } from './create-database.dto';
+import { ManagedDatabasesController } from './managed-databases.controller';
+
+const CREATED = 'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s)';
+
+@ApiTags('databases')
+@Controller('v1/databases')
+export class DatabasesController extends ManagedDatabasesController {
+  protected readonly engine = 'postgres';
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Create a PostgreSQL database server' })
+  @ApiAcceptedResponse({ description: CREATED })
+  @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
+  @ApiConflictResponse({ description: 'the project has a database of that name' })
+  create(@Body() dto: CreateDatabaseDto, @CurrentPrincipal() principal: Principal) {
+    return this.created(dto.toRequest(), principal);
+  }
+}
+
+@ApiTags('cache')
+@Controller('v1/cache')
+export class CacheController extends ManagedDatabasesController {
+  protected readonly engine = 'redis';
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Create a Redis cache server' })
+  @ApiAcceptedResponse({ description: CREATED })
+  @ApiBadRequestResponse({ description: 'invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group' })
+  @ApiConflictResponse({ description: 'the project has a cache instance of that name' })
+  create(@Body() dto: CreateCacheDto, @CurrentPrincipal() principal: Principal) {
+    return this.created(dto.toRequest(), principal);
+  }
+}
+
+@ApiTags('analytics')
+@Controller('v1/analytics')
+export class AnalyticsController extends ManagedDatabasesController {
+  protected readonly engine = 'clickhouse';
+
+  @Post()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Create a ClickHouse analytics server (HTTP)' })
+  @ApiAcceptedResponse({ description: CREATED })
+  @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
+  @ApiConflictResponse({ description: 'the project has an analytics instance of that name' })
+  create(@Body() dto: CreateAnalyticsDto, @CurrentPrincipal() principal: Principal) {
+    return this.created(dto.toRequest(), principal);
+  }
+}

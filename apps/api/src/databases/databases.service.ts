@@ -1,0 +1,149 @@
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  AppConfig,
+  compareAndSet,
+  DATABASE_CAS,
+  DatabaseEngine,
+  databaseServerKey,
+  ENGINE_PORTS,
+  generateDatabasePassword,
+  leaseAddress,
+  ManagedDatabase,
+  Principal,
+  scramSha256Verifier,
+  sha256Hex,
+} from '@stratus/core';
+import { OutboxService, resourceJob } from '@stratus/queue';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { CatalogService } from '../catalog/catalog.service';
+import { DatabaseRequest } from './managed-database-fields.dto';
+
+/** What each engine is called in messages. */
+export const ENGINE_NOUN: Readonly<Record<DatabaseEngine, string>> = {
+  postgres: 'database',
+  redis: 'cache instance',
+  clickhouse: 'analytics instance',
+};
+
+export interface CreatedDatabase {
+  row: ManagedDatabase;
+  /** Plaintext, for the create response only. */
+  password: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The three managed database collections share one life: validate, store
+ * the spec with only the password's verifier, queue the provisioning job
+ * (ids only), and answer with the password once.
+ */
+@Injectable()
+export class DatabasesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly catalog: CatalogService,
+    private readonly outbox: OutboxService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async create(engine: DatabaseEngine, req: DatabaseRequest, principal: Principal): Promise<CreatedDatabase> {
+    const [flavor, network] = await Promise.all([
+      this.catalog.requireFlavor(req.flavorId, 'flavor_id'),
+      this.catalog.requireNetwork(req.networkId, 'network_id'),
+      this.catalog.requireKeypair(req.keypairName, 'keypair_name'),
+    ]);
+    const securityGroupIds = await this.catalog.requireSecurityGroups(undefined, req.securityGroupNames);
+    if (await this.liveNameTaken(engine, req.name, principal)) throw this.nameConflict(engine, req.name);
+
+    const password = req.password ?? generateDatabasePassword();
+    const passwordVerifier = engine === 'postgres' ? await scramSha256Verifier(password) : sha256Hex(password);
+
+    try {
+      const [row, entry] = await this.dataSource.transaction(async (manager) => {
+        // The lease comes first (the row needs its address); it takes the server's key once the row has its id.
+        const claim = `pending-${randomUUID()}`;
+        const address = await leaseAddress(manager, network.cidr, engine, claim);
+        const saved = await manager.getRepository(ManagedDatabase).save({
+          engine,
+          projectId: principal.projectId,
+          userId: principal.userId,
+          name: req.name,
+          dbName: req.dbName,
+          dbUser: req.dbUser,
+          version: req.version,
+          extensions: req.extensions,
+          superuser: req.superuser,
+          ha: req.ha,
+          passwordVerifier,
+          flavorId: flavor.id,
+          networkId: network.id,
+          keypairName: req.keypairName,
+          securityGroupIds,
+          address,
+          floatingIp: null,
+          port: ENGINE_PORTS[engine],
+          status: 'provisioning' as const,
+          statusReason: null,
+          generation: 1,
+          provisionDeadline: new Date(Date.now() + this.config.DATABASE_PROVISION_DEADLINE_MS),
+        });
+        const key = databaseServerKey(saved);
+        await manager.query('UPDATE address_leases SET resource_id = $1 WHERE resource_id = $2', [key, claim]);
+        const job = await this.outbox.write(manager, resourceJob('database.create', key, { databaseId: saved.id, generation: 1 }));
+        return [saved, job] as const;
+      });
+      await this.outbox.dispatch([entry]);
+      return { row, password };
+    } catch (err) {
+      // Two creates of one name at once: the partial unique index decides.
+      if (err?.code === UNIQUE_VIOLATION && String(err?.constraint).includes('live_name')) throw this.nameConflict(engine, req.name);
+      throw err;
+    }
+  }
+
+  list(engine: DatabaseEngine, principal: Principal): Promise<ManagedDatabase[]> {
+    return this.dataSource.getRepository(ManagedDatabase).find({
+      where: { engine, projectId: principal.projectId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
+  /** 404 when it does not exist in this collection, 403 when it is another project's. */
+  async get(engine: DatabaseEngine, id: string, principal: Principal): Promise<ManagedDatabase> {
+    const row = /^\d{1,9}$/.test(id) ? await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: Number(id), engine }) : null;
+    if (!row) throw new NotFoundException(`${ENGINE_NOUN[engine]} ${id} not found`);
+    if (row.projectId !== principal.projectId) throw new ForbiddenException(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
+    return row;
+  }
+
+  /** Marks the server deleting and hands the teardown to the worker. Repeating it is harmless. */
+  async delete(engine: DatabaseEngine, id: string, principal: Principal): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = await this.get(engine, id, principal);
+      if (row.status === 'deleting') return;
+      const next = row.generation + 1;
+      const entry = await this.dataSource.transaction(async (manager) => {
+        const moved = await compareAndSet(manager, DATABASE_CAS, row.id, row.status, 'deleting', row.generation, { generation: next });
+        return moved
+          ? this.outbox.write(manager, resourceJob('database.delete', databaseServerKey(row), { databaseId: row.id, generation: next }))
+          : null;
+      });
+      if (entry) return this.outbox.dispatch([entry]);
+    }
+    throw new ConflictException(`${ENGINE_NOUN[engine]} ${id} is changing; try again`);
+  }
+
+  private async liveNameTaken(engine: DatabaseEngine, name: string, principal: Principal): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      `SELECT 1 FROM managed_databases WHERE project_id = $1 AND engine = $2 AND name = $3 AND status <> 'deleting' LIMIT 1`,
+      [principal.projectId, engine, name],
+    );
+    return rows.length > 0;
+  }
+
+  private nameConflict(engine: DatabaseEngine, name: string): ConflictException {
+    return new ConflictException(`name: a ${ENGINE_NOUN[engine]} named "${name}" already exists in this project`);
+  }
+}

@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
+import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { CreateProxyHostDto, UpdateDnsDto, UpdateProxyHostDto } from './dns.dto';
+import { DnsService } from './dns.service';
+import { presentProxyHost } from './proxy-host.presenter';
+
+@ApiTags('dns')
+@BearerAuth()
+@Controller('api/cloud/dns')
+export class DnsController {
+  constructor(private readonly dns: DnsService) {}
+
+  @Post('create')
+  @ApiOperation({ summary: 'Create a proxy host: a name the edge routes to a port of one of your instances' })
+  @ApiCreatedResponse({ description: 'the proxy host' })
+  @ApiForbiddenResponse({ description: "another project's instance" })
+  @ApiConflictResponse({ description: 'the name is taken' })
+  async create(@Body() dto: CreateProxyHostDto, @CurrentPrincipal() principal: Principal) {
+    return presentProxyHost(await this.dns.create(dto, principal), this.dns.httpPort);
+  }
+
+  @Post('update-dns')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Merge string values into an instance's metadata (as GET /v1/instances shows it)" })
+  @ApiForbiddenResponse({ description: "another project's instance" })
+  updateDns(@Body() dto: UpdateDnsDto, @CurrentPrincipal() principal: Principal) {
+    return this.dns.updateDns(dto, principal);
+  }
+
+  @Get('list')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Every proxy host (public, as SPEC.md says)' })
+  async list() {
+    return (await this.dns.list()).map((p) => presentProxyHost(p, this.dns.httpPort));
+  }
+
+  @Get('proxy-hosts/:proxyHostId')
+  @PublicRoute()
+  @ApiBadRequestResponse({ description: 'not a proxy host id' })
+  @ApiNotFoundResponse({ description: 'no such proxy host' })
+  async get(@Param('proxyHostId') id: string) {
+    return presentProxyHost(await this.dns.get(id), this.dns.httpPort);
+  }
+
+  @Put('proxy-hosts/:proxyHostId')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Change forwardPort and/or domain (body: {updateData: {...}})' })
+  @ApiConflictResponse({ description: 'the new name is taken' })
+  async update(@Param('proxyHostId') id: string, @Body() dto: UpdateProxyHostDto) {
+    return presentProxyHost(await this.dns.update(id, dto.updateData), this.dns.httpPort);
+  }
+
+  @Delete('proxy-hosts/:proxyHostId')
+  @PublicRoute()
+  async delete(@Param('proxyHostId') id: string) {
+    await this.dns.delete(id);
+    return { message: 'Proxy host deleted successfully' };
+  }
+}

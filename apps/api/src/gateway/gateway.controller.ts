@@ -1,0 +1,54 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
+import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { CreateGatewayRouteDto } from './gateway-route.dto';
+import { presentRoute } from './gateway-route.presenter';
+import { GatewayService } from './gateway.service';
+
+@ApiTags('gateway')
+@BearerAuth()
+@Controller('api/cloud/gateway')
+export class GatewayController {
+  constructor(private readonly gateway: GatewayService) {}
+
+  @Get('available-port')
+  @ApiOperation({ summary: 'A port of the gateway range that no route uses and that can be bound now' })
+  async availablePort() {
+    return { port: await this.gateway.availablePort(), host: this.gateway.host };
+  }
+
+  @Get('used-ports')
+  @ApiOperation({ summary: 'Ports of the gateway held by routes (of every project: a port is taken for all)' })
+  async usedPorts() {
+    const ports = await this.gateway.usedPorts();
+    return { ports, count: ports.length };
+  }
+
+  @Get('health')
+  @ApiOperation({ summary: 'The edge: reachable or not, listeners expected versus bound' })
+  health() {
+    return this.gateway.health();
+  }
+
+  @Post('create')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
+  @ApiOkResponse({ description: 'the route, status active' })
+  @ApiBadRequestResponse({ description: 'protocol other than tcp, port outside the range, targetIp not allowed, unknown certificate' })
+  @ApiConflictResponse({ description: 'port used by another route, or cannot be bound' })
+  @ApiServiceUnavailableResponse({ description: 'the edge did not bind in time (not running?)' })
+  async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {
+    return presentRoute(await this.gateway.create(dto, principal), this.gateway.host);
+  }
+
+  @Delete('routes/:port')
+  @PublicRoute()
+  @ApiOperation({ summary: 'Delete the route on a port; its listener closes (public, as SPEC.md says)' })
+  @ApiNotFoundResponse({ description: 'no route on that port' })
+  async delete(@Param('port') port: string) {
+    const deleted = await this.gateway.delete(port);
+    return { message: `Route on port ${deleted} deleted successfully`, port: deleted };
+  }
+}

@@ -1,0 +1,162 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import { AppConfig, Certificate, checkTargetIp, EdgeNode, GatewayRoute, notifyEdge, Principal } from '@stratus/core';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { CreateGatewayRouteDto } from './gateway-route.dto';
+
+const BIND_POLL_MS = 20;
+
+/**
+ * Gateway TCP routes. The database holds the desired routes; the edge binds
+ * them. Create is synchronous: the row is committed (which notifies the
+ * edge), then the API waits, bounded, for the edge to record the listener
+ * as bound or failed.
+ */
+@Injectable()
+export class GatewayService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
+
+  get host(): string {
+    return this.config.GATEWAY_HOST;
+  }
+
+  async create(dto: CreateGatewayRouteDto, principal: Principal): Promise<GatewayRoute> {
+    if (dto.protocol !== 'tcp') throw new BadRequestException(`protocol: only tcp is supported`);
+    const { from, to } = this.config.gatewayPorts;
+    if (dto.port < from || dto.port > to) throw new BadRequestException(`port: must be in the gateway range ${from}-${to}`);
+    const target = checkTargetIp(dto.targetIp, this.config.gatewayAllowedNetworks);
+    if (!target.ok) throw new BadRequestException(`targetIp: ${target.reason}`);
+    if (dto.certificate_id !== undefined && !(await this.dataSource.getRepository(Certificate).existsBy({ id: dto.certificate_id }))) {
+      throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
+    }
+
+    let route: GatewayRoute;
+    try {
+      route = await this.dataSource.transaction(async (m) => {
+        const row = await m.getRepository(GatewayRoute).save({
+          port: dto.port,
+          projectId: principal.projectId,
+          userId: principal.userId,
+          protocol: 'tcp' as const,
+          targetIp: target.address,
+          targetPort: dto.targetPort,
+          certificateId: dto.certificate_id ?? null,
+          boundAt: null,
+          bindError: null,
+        });
+        await notifyEdge(m, 'routes');
+        return row;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConflictException(`port ${dto.port} is already used by another route`);
+      throw err;
+    }
+    return this.awaitBound(route);
+  }
+
+  /** Waits for the edge's verdict on a new route; a route the edge cannot bind is removed again. */
+  private async awaitBound(route: GatewayRoute): Promise<GatewayRoute> {
+    const repo = this.dataSource.getRepository(GatewayRoute);
+    const deadline = Date.now() + this.config.GATEWAY_BIND_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const row = await repo.findOneBy({ id: route.id });
+      if (!row) throw new ConflictException(`route on port ${route.port} was deleted while it was being created`);
+      if (row.boundAt) return row;
+      if (row.bindError) {
+        await this.remove(route.id);
+        throw new ConflictException(`port ${route.port} cannot be bound on the gateway (${row.bindError})`);
+      }
+      await sleep(BIND_POLL_MS);
+    }
+    await this.remove(route.id);
+    throw new ServiceUnavailableException(`the edge did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; is it running?`);
+  }
+
+  async delete(portParam: string): Promise<number> {
+    if (!/^\d{1,5}$/.test(portParam) || +portParam < 1 || +portParam > 65535) {
+      throw new BadRequestException('port: must be a port number from 1 to 65535');
+    }
+    const port = Number(portParam);
+    const deleted = await this.dataSource.transaction(async (m) => {
+      const result = await m.getRepository(GatewayRoute).delete({ port });
+      if (result.affected) await notifyEdge(m, 'routes');
+      return result.affected ?? 0;
+    });
+    if (!deleted) throw new NotFoundException(`no route on port ${port}`);
+    return port;
+  }
+
+  async usedPorts(): Promise<number[]> {
+    const rows = await this.dataSource.getRepository(GatewayRoute).find({ select: { port: true }, order: { port: 'ASC' } });
+    return rows.map((r) => r.port);
+  }
+
+  /**
+   * A port of the range that no route uses and that can be bound on the
+   * gateway host right now. Starts at a random place so concurrent callers
+   * rarely get the same one (create still settles a race with 409).
+   */
+  async availablePort(): Promise<number> {
+    const { from, to } = this.config.gatewayPorts;
+    const used = new Set(await this.usedPorts());
+    const size = to - from + 1;
+    const start = Math.floor(Math.random() * size);
+    for (let i = 0; i < size; i++) {
+      const port = from + ((start + i) % size);
+      if (!used.has(port) && (await canBind(this.config.GATEWAY_HOST, port))) return port;
+    }
+    throw new ConflictException(`no free port left in the gateway range ${from}-${to}`);
+  }
+
+  async health() {
+    const staleAfter = Math.max(3 * this.config.EDGE_RESYNC_INTERVAL_MS, 15_000);
+    const nodes = await this.dataSource.getRepository(EdgeNode).find({ order: { heartbeatAt: 'DESC' } });
+    const node = nodes.find((n) => Date.now() - n.heartbeatAt.getTime() < staleAfter) ?? null;
+    const routes = await this.dataSource.getRepository(GatewayRoute).find({ order: { port: 'ASC' } });
+    const bound = node ? routes.filter((r) => r.boundAt && !r.bindError) : [];
+    const missing = routes.filter((r) => !bound.includes(r)).map((r) => r.port);
+    const status = !node ? 'down' : missing.length || !node.httpBound ? 'degraded' : 'ok';
+    return {
+      status,
+      edge: node
+        ? { name: node.name, workers: node.workers, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
+        : null,
+      listeners: {
+        expected: routes.length,
+        bound: bound.length,
+        missing,
+        errors: Object.fromEntries(routes.filter((r) => r.bindError).map((r) => [r.port, r.bindError])),
+      },
+      http_listener: {
+        host: this.config.EDGE_HTTP_HOST,
+        port: this.config.EDGE_HTTP_PORT,
+        bound: node?.httpBound ?? false,
+      },
+      port_range: this.config.gatewayPorts,
+      checked_at: new Date().toISOString(),
+    };
+  }
+
+  private async remove(id: string): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      await m.getRepository(GatewayRoute).delete({ id });
+      await notifyEdge(m, 'routes');
+    });
+  }
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
+}
+
+function canBind(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}

@@ -1,0 +1,54 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
+import { BearerAuth } from '../auth/bearer.guard';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
+import { presentAttachment, presentVolume } from './volume.presenter';
+import { VolumesService } from './volumes.service';
+
+@ApiTags('volumes')
+@BearerAuth()
+@ApiForbiddenResponse({ description: "another project's volume or instance" })
+@Controller('api/cloud/volumes')
+export class VolumesController {
+  constructor(private readonly volumes: VolumesService) {}
+
+  @Post('create')
+  @ApiOperation({ summary: 'Create a volume (size in GiB); it is `creating` until the provider has made it, then `available`' })
+  @ApiCreatedResponse({ description: 'the volume object' })
+  async create(@Body() dto: CreateVolumeDto, @CurrentPrincipal() principal: Principal) {
+    return presentVolume(await this.volumes.create(dto, principal));
+  }
+
+  @Get('list')
+  @ApiOperation({ summary: "The project's volumes, newest first" })
+  async list(@CurrentPrincipal() principal: Principal) {
+    return (await this.volumes.list(principal)).map(presentVolume);
+  }
+
+  @Delete('delete/:id')
+  @ApiNotFoundResponse({ description: 'no such volume' })
+  @ApiConflictResponse({ description: 'the volume is attached or changing' })
+  async delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+    await this.volumes.delete(id, principal);
+    return { message: 'Volume deleted successfully' };
+  }
+
+  @Post('attach')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Attach to an instance; the result carries the attachment id that detach takes' })
+  @ApiConflictResponse({ description: 'already attached, or not available' })
+  async attach(@Body() dto: AttachVolumeDto, @CurrentPrincipal() principal: Principal) {
+    return presentAttachment(await this.volumes.attach(dto, principal));
+  }
+
+  @Post('detach')
+  @HttpCode(200)
+  @ApiBadRequestResponse({ description: 'the attachment id is not the volume\'s' })
+  @ApiConflictResponse({ description: 'the volume is not attached' })
+  async detach(@Body() dto: DetachVolumeDto, @CurrentPrincipal() principal: Principal) {
+    const volume = await this.volumes.detach(dto, principal);
+    return { ...presentAttachment(volume), attachment_id: dto.attachment_id };
+  }
+}

@@ -1,0 +1,19 @@
+import { databaseServerKey, ManagedDatabase, PostgresExtension } from '@stratus/core';
+import { DatabaseServerSpec } from '@stratus/providers';
+
+/** What the driver needs of a row: ids, addresses and the verifier, never a password. */
+export function serverSpecOf(row: ManagedDatabase): DatabaseServerSpec {
+  return {
+    key: databaseServerKey(row),
+    engine: row.engine,
+    version: row.version,
+    address: row.address,
+    port: row.port,
+    dbName: row.dbName,
+    dbUser: row.dbUser,
+    passwordVerifier: row.passwordVerifier,
+    superuser: row.superuser,
+    extensions: row.extensions as PostgresExtension[],
+    ha: row.ha,
+  };
+}

@@ -1,0 +1,79 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, ManagedDatabase, releaseAddress } from '@stratus/core';
+import { DATABASE_DRIVER, DatabaseDriver } from '@stratus/providers';
+import { QUEUES } from '@stratus/queue';
+import { Job } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { withDriverErrors } from '../jobs/driver-errors';
+import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { serverSpecOf } from './database-server-spec';
+import { DatabasesReconciler } from './databases.reconciler';
+
+/** Provisions and removes managed database servers (every engine), one job per change of desired state. */
+@Processor(QUEUES.databases, INSTANCE_WORKER_OPTIONS)
+export class DatabasesProcessor extends WorkerHost implements OnModuleInit {
+  private readonly logger = new Logger(DatabasesProcessor.name);
+
+  private readonly handlers: JobHandlers<typeof QUEUES.databases> = {
+    'database.create': ({ databaseId, generation }) => this.create(databaseId, generation),
+    'database.delete': ({ databaseId, generation }) => this.delete(databaseId, generation),
+  };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
+    private readonly reconciler: DatabasesReconciler,
+    private readonly config: AppConfig,
+  ) {
+    super();
+    assertHandlers(QUEUES.databases, this.handlers);
+  }
+
+  onModuleInit(): void {
+    this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
+  }
+
+  process(job: Job): Promise<unknown> {
+    return runHandler(this.handlers, job);
+  }
+
+  /** Attempts exhausted on a retryable error: the server will not come up. */
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job, err: Error): Promise<void> {
+    if (job.name !== 'database.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const { databaseId, generation } = job.data;
+    await compareAndSet(this.dataSource.manager, DATABASE_CAS, databaseId, 'provisioning', 'error', generation, {
+      status_reason: `provisioning failed after ${job.attemptsMade} attempts: ${err.message}`,
+    });
+  }
+
+  private async create(id: number, generation: number): Promise<void> {
+    const row = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
+    // Duplicate or late delivery: the row has moved on, nothing to do.
+    if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
+    await withDriverErrors(
+      () => this.driver.ensureRunning(serverSpecOf(row)),
+      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { status_reason: reason }),
+    );
+    // Published only now: a floating_ip always answers.
+    const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
+      floating_ip: row.address,
+      status_reason: null,
+    });
+    if (!moved) await this.reconciler.removeIfUnwanted(row);
+  }
+
+  private async delete(id: number, generation: number): Promise<void> {
+    const row = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
+    if (!row || row.status !== 'deleting' || row.generation !== generation) return;
+    const key = databaseServerKey(row);
+    await this.driver.delete(key);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.delete(ManagedDatabase, { id, status: 'deleting' });
+      await releaseAddress(manager, key);
+    });
+    this.logger.log({ database: key }, 'database server deleted');
+  }
+}

@@ -1,0 +1,95 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { compareAndSet, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError } from '@stratus/providers';
+import { QUEUES, resourceJob } from '@stratus/queue';
+import { Queue } from 'bullmq';
+import { DataSource, In } from 'typeorm';
+import { serverSpecOf } from './database-server-spec';
+
+/** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
+const LOST_JOB_GRACE_MS = 30_000;
+
+/**
+ * Level-based repair of database servers: restarts a ready server that
+ * died (its data is kept), fails provisioning past its deadline, and
+ * re-enqueues jobs that Redis lost. Observing is all adoption takes after a
+ * worker restart.
+ */
+@Injectable()
+export class DatabasesReconciler {
+  private readonly logger = new Logger(DatabasesReconciler.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
+    @InjectQueue(QUEUES.databases) private readonly queue: Queue,
+  ) {
+    driver.onExit((key) => {
+      const id = Number(key.slice(key.lastIndexOf('-') + 1));
+      this.sweep([id]).catch((err) => this.logger.warn({ err: String(err), database: key }, 'exit reconcile failed'));
+    });
+  }
+
+  /** Reconciles the given rows, or every live one. */
+  async sweep(ids?: number[]): Promise<void> {
+    const rows = await this.dataSource.getRepository(ManagedDatabase).find({
+      where: ids ? { id: In(ids) } : { status: In(['provisioning', 'ready', 'deleting']) },
+    });
+    for (const row of rows) {
+      switch (row.status) {
+        case 'ready':
+          await this.keepRunning(row);
+          break;
+        case 'provisioning':
+          if (row.provisionDeadline && row.provisionDeadline.getTime() < Date.now()) {
+            const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'provisioning', 'error', row.generation, {
+              status_reason: 'provisioning did not finish before its deadline',
+            });
+            if (failed) await this.driver.delete(databaseServerKey(row));
+          } else {
+            await this.ensureJob(row, 'database.create');
+          }
+          break;
+        case 'deleting':
+          await this.ensureJob(row, 'database.delete');
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /** After a create raced a delete: remove what was built unless the row still wants it. */
+  async removeIfUnwanted(row: ManagedDatabase): Promise<void> {
+    const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: row.id });
+    if (!now || now.status === 'deleting' || now.status === 'error') await this.driver.delete(databaseServerKey(row));
+  }
+
+  /** A ready server that is not running is started again on its data; one that cannot start is an error. */
+  private async keepRunning(row: ManagedDatabase): Promise<void> {
+    const observed = await this.driver.observe(databaseServerKey(row));
+    if (observed?.running) return;
+    this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
+    try {
+      await this.driver.ensureRunning(serverSpecOf(row));
+    } catch (err) {
+      if (!(err instanceof DriverError && err.terminal)) throw err;
+      await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {
+        status_reason: `the server stopped and could not be restarted: ${err.message}`,
+      });
+    }
+  }
+
+  private async ensureJob(row: ManagedDatabase, name: 'database.create' | 'database.delete'): Promise<void> {
+    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    const job = resourceJob(name, databaseServerKey(row), { databaseId: row.id, generation: row.generation });
+    const existing = await this.queue.getJob(job.jobId);
+    if (!existing) {
+      this.logger.warn({ database: databaseServerKey(row), job: job.jobId }, 're-enqueueing a lost job');
+      await this.queue.add(job.name, job.payload, { jobId: job.jobId });
+    } else if (await existing.isFailed()) {
+      await existing.retry('failed').catch(() => undefined);
+    }
+  }
+}

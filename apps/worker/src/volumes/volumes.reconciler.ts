@@ -1,0 +1,66 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { compareAndSet, Volume, VOLUME_CAS } from '@stratus/core';
+import { VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
+import { JobName, QUEUES, resourceJob } from '@stratus/queue';
+import { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
+
+const LOST_JOB_GRACE_MS = 30_000;
+
+const JOB_OF: Partial<Record<Volume['status'], JobName & `volume.${string}`>> = {
+  creating: 'volume.create',
+  attaching: 'volume.attach',
+  detaching: 'volume.detach',
+  deleting: 'volume.delete',
+};
+
+/**
+ * Level-based repair of volumes: re-enqueues jobs Redis lost for rows in a
+ * moving state, and releases attachments whose instance is gone or being
+ * deleted (a deleted server takes its attachments with it, as in Cinder).
+ */
+@Injectable()
+export class VolumesReconciler {
+  private readonly logger = new Logger(VolumesReconciler.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(VOLUME_DRIVER) private readonly driver: VolumeDriver,
+    @InjectQueue(QUEUES.volumes) private readonly queue: Queue,
+  ) {}
+
+  async sweep(): Promise<void> {
+    const orphans: Array<{ id: string; instance_id: string; generation: number }> = await this.dataSource.query(
+      `SELECT v.id, v.instance_id, v.generation FROM volumes v LEFT JOIN instances i ON i.id = v.instance_id
+       WHERE v.status = 'in-use' AND (i.id IS NULL OR i.status = 'DELETING')`,
+    );
+    for (const o of orphans) {
+      await this.driver.detach(o.id, o.instance_id);
+      const released = await compareAndSet(this.dataSource.manager, VOLUME_CAS, o.id, 'in-use', 'available', o.generation, {
+        instance_id: null,
+        attachment_id: null,
+        attached_at: null,
+        status_reason: `detached: instance ${o.instance_id} was deleted`,
+      });
+      if (released) this.logger.log({ volume: o.id, instance: o.instance_id }, 'released the attachment of a deleted instance');
+    }
+
+    const moving = await this.dataSource
+      .getRepository(Volume)
+      .createQueryBuilder('v')
+      .where('v.status IN (:...s)', { s: Object.keys(JOB_OF) })
+      .andWhere(`v.updated_at < now() - make_interval(secs => :grace)`, { grace: LOST_JOB_GRACE_MS / 1000 })
+      .getMany();
+    for (const row of moving) {
+      const job = resourceJob(JOB_OF[row.status]!, row.id, { volumeId: row.id, generation: row.generation });
+      const existing = await this.queue.getJob(job.jobId);
+      if (!existing) {
+        this.logger.warn({ volume: row.id, job: job.jobId }, 're-enqueueing a lost job');
+        await this.queue.add(job.name, job.payload, { jobId: job.jobId });
+      } else if (await existing.isFailed()) {
+        await existing.retry('failed').catch(() => undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,239 @@
+/**
+ * edge: throughput and p99 latency of the edge (data plane) against HAProxy
+ * and nginx with equivalent configurations, all on the same target (one
+ * demo-web instance), in one run:
+ *
+ *   tcp   direct instance | gateway route (edge) | HAProxy `mode tcp`
+ *   http  direct instance | proxy host (edge, Host routing) | HAProxy `mode http` | nginx proxy_pass
+ *
+ * each with keep-alive and with a new connection per request
+ * (`connection: close`). Prints one JSON object with rps, p99 and the ratios
+ * edge/HAProxy (and edge/nginx); progress goes to stderr. HAProxy and nginx
+ * are installed with apt-get when missing (bench-only dependencies).
+ *
+ * Runs on its own test slot (BENCH_TEST_SLOT, default 7), which it resets.
+ * The api and worker are stopped once the routes exist: the edge serves alone.
+ */
+process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
+
+import { createTenant, DEMO_INSTANCE, freePort, resetTestInstallation, TestStack, testDataSource, waitForInstance } from '@stratus/testing';
+import { ChildProcess, execSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface Histogram {
+  average: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  non2xx: number;
+  errors: number;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> & { stop(): void } = require('autocannon');
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 5);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
+const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
+
+const log = (m: string) => process.stderr.write(`[bench:edge] ${m}\n`);
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+type Mode = 'keepalive' | 'new_connection';
+interface Measured {
+  rps: number;
+  p99_ms: number;
+  errors: number;
+  non_2xx: number;
+}
+
+function ensureInstalled(): void {
+  const missing = [['haproxy', '/usr/sbin/haproxy'], ['nginx', '/usr/sbin/nginx']].filter(([, bin]) => !existsSync(bin)).map(([p]) => p);
+  if (missing.length === 0) return;
+  log(`installing ${missing.join(', ')} (bench only)`);
+  const install = `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing.join(' ')}`;
+  try {
+    execSync(install, { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch {
+    execSync('apt-get update -q', { stdio: ['ignore', 'ignore', 'inherit'] });
+    execSync(install, { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+}
+
+async function load(url: string, mode: Mode, host: string | undefined, seconds: number): Promise<AutocannonResult> {
+  const headers: Record<string, string> = {};
+  if (host) headers.host = host;
+  if (mode === 'new_connection') headers.connection = 'close';
+  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, timeout: 10 });
+}
+
+async function measure(name: string, url: string, mode: Mode, host?: string): Promise<Measured> {
+  await load(url, mode, host, WARMUP_S);
+  const r = await load(url, mode, host, DURATION_S);
+  const m = { rps: round(r.requests.average, 0), p99_ms: round(r.latency.p99), errors: r.errors, non_2xx: r.non2xx };
+  log(`${name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
+  return m;
+}
+
+function startDaemon(cmd: string, args: string[]): ChildProcess {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  child.on('error', (err) => log(`${cmd}: ${err.message}`));
+  return child;
+}
+
+async function waitPort(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/health`, { headers: { host: 'bench.localhost' } });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  ensureInstalled();
+  log(`slot ${process.env.STRATUS_TEST_SLOT}: resetting the test installation`);
+  await resetTestInstallation();
+  const stack = await TestStack.start({ LOG_LEVEL: 'warn' }, ['api', 'worker', 'edge']);
+  const daemons: ChildProcess[] = [];
+  const db = await testDataSource();
+  try {
+    const tenant = await createTenant(db);
+    const api = stack.http.with({ 'x-api-key': tenant.apiKey });
+    const cloud = stack.http.with({ authorization: `Bearer ${tenant.token}` });
+    const created = await api.post('/v1/instances', { name: 'bench', dname: 'bench', ...DEMO_INSTANCE });
+    const instance = await waitForInstance(api, created.body.id);
+    const ip: string = instance.metadata.privateIp;
+    const routePort: number = (await cloud.get('/api/cloud/gateway/available-port')).body.port;
+    const route = await cloud.post('/api/cloud/gateway/create', { targetIp: ip, targetPort: 3000, protocol: 'tcp', port: routePort });
+    if (route.status !== 200) throw new Error(`route: ${route.status} ${route.text}`);
+    const edgeHttp = Number(stack.env.EDGE_HTTP_PORT);
+    // The edge serves alone from here on (and proves it can).
+    await stack.stopService('api');
+    await stack.stopService('worker');
+
+    const [haTcp, haHttp, nginxHttp] = [await freePort(), await freePort(), await freePort()];
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-bench-'));
+    writeFileSync(
+      join(dir, 'haproxy.cfg'),
+      `global
+  maxconn 4096
+  nbthread 2
+defaults
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+frontend tcp_in
+  mode tcp
+  bind 127.0.0.1:${haTcp}
+  default_backend tcp_out
+backend tcp_out
+  mode tcp
+  server s1 ${ip}:3000
+frontend http_in
+  mode http
+  bind 127.0.0.1:${haHttp}
+  acl bench hdr(host) -i bench.localhost
+  use_backend http_out if bench
+backend http_out
+  mode http
+  http-reuse always
+  server s1 ${ip}:3000
+`,
+    );
+    writeFileSync(
+      join(dir, 'nginx.conf'),
+      `worker_processes 2;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log stderr error;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream instance { server ${ip}:3000; keepalive 64; }
+  server {
+    listen 127.0.0.1:${nginxHttp};
+    server_name bench.localhost;
+    location / {
+      proxy_pass http://instance;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+    }
+  }
+}
+`,
+    );
+    daemons.push(startDaemon('/usr/sbin/haproxy', ['-f', join(dir, 'haproxy.cfg'), '-db']));
+    daemons.push(startDaemon('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-e', 'stderr']));
+    await Promise.all([waitPort(haTcp), waitPort(haHttp), waitPort(nginxHttp)]);
+
+    const result: Record<string, Record<Mode, Record<string, Measured>>> = { tcp: {} as never, http: {} as never };
+    for (const mode of ['keepalive', 'new_connection'] as Mode[]) {
+      result.tcp[mode] = {
+        direct: await measure('tcp direct', `http://${ip}:3000/`, mode),
+        edge: await measure('tcp edge route', `http://127.0.0.1:${routePort}/`, mode),
+        haproxy: await measure('tcp haproxy', `http://127.0.0.1:${haTcp}/`, mode),
+      };
+      result.http[mode] = {
+        direct: await measure('http direct', `http://${ip}:3000/`, mode, 'bench.localhost'),
+        edge: await measure('http edge host', `http://127.0.0.1:${edgeHttp}/`, mode, 'bench.localhost'),
+        haproxy: await measure('http haproxy', `http://127.0.0.1:${haHttp}/`, mode, 'bench.localhost'),
+        nginx: await measure('http nginx', `http://127.0.0.1:${nginxHttp}/`, mode, 'bench.localhost'),
+      };
+    }
+    const ratio = (a: Measured, b: Measured) => round(a.rps / b.rps);
+    const ratios = {
+      tcp_edge_vs_haproxy_keepalive: ratio(result.tcp.keepalive.edge, result.tcp.keepalive.haproxy),
+      tcp_edge_vs_haproxy_new_connection: ratio(result.tcp.new_connection.edge, result.tcp.new_connection.haproxy),
+      tcp_edge_vs_direct_keepalive: ratio(result.tcp.keepalive.edge, result.tcp.keepalive.direct),
+      http_edge_vs_haproxy_keepalive: ratio(result.http.keepalive.edge, result.http.keepalive.haproxy),
+      http_edge_vs_nginx_keepalive: ratio(result.http.keepalive.edge, result.http.keepalive.nginx),
+      http_edge_vs_haproxy_new_connection: ratio(result.http.new_connection.edge, result.http.new_connection.haproxy),
+      http_edge_vs_nginx_new_connection: ratio(result.http.new_connection.edge, result.http.new_connection.nginx),
+      http_edge_vs_direct_keepalive: ratio(result.http.keepalive.edge, result.http.keepalive.direct),
+    };
+    const out = {
+      bench: 'edge',
+      connections: CONNECTIONS,
+      duration_s: DURATION_S,
+      edge_workers: Number(stack.env.EDGE_WORKERS),
+      results: result,
+      ratios,
+      targets: {
+        tcp_keepalive_vs_haproxy: { goal: TARGETS.tcp_keepalive, met: ratios.tcp_edge_vs_haproxy_keepalive >= TARGETS.tcp_keepalive },
+        http_keepalive_vs_best_of_haproxy_nginx: {
+          goal: TARGETS.http_keepalive,
+          met: Math.max(ratios.http_edge_vs_haproxy_keepalive, ratios.http_edge_vs_nginx_keepalive) >= TARGETS.http_keepalive,
+        },
+      },
+      elapsed_s: round((Date.now() - started) / 1000, 1),
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } finally {
+    for (const d of daemons) d.kill('SIGTERM');
+    await stack.stop();
+    await db.destroy();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);

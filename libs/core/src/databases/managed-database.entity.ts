@@ -1,0 +1,106 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { DatabaseStatus } from '../status/transitions';
+import { DatabaseEngine } from './database-engines';
+
+/**
+ * A managed database server of any engine: /v1/databases (postgres),
+ * /v1/cache (redis) and /v1/analytics (clickhouse) are three views of this
+ * one table, which keeps ids numeric and shared logic in one place. Only the
+ * engine's password verifier is stored, never the password.
+ */
+@Entity('managed_databases')
+@Index('managed_databases_project_engine', ['projectId', 'engine', 'createdAt'])
+@Index('managed_databases_status', ['status'])
+// A name is taken while its resource lives; one being deleted frees it.
+@Index('managed_databases_live_name', ['projectId', 'engine', 'name'], { unique: true, where: `status <> 'deleting'` })
+export class ManagedDatabase {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id: number;
+
+  @Column({ type: 'text' })
+  engine: DatabaseEngine;
+
+  @Column({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  @Column({ name: 'user_id', type: 'text' })
+  userId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** postgres and clickhouse. */
+  @Column({ name: 'db_name', type: 'text', nullable: true })
+  dbName: string | null;
+
+  /** postgres and clickhouse; redis has the `default` user only. */
+  @Column({ name: 'db_user', type: 'text', nullable: true })
+  dbUser: string | null;
+
+  /** Engine version asked for: postgres 16/15/14, redis 7/6; null for clickhouse (the host's). */
+  @Column({ type: 'text', nullable: true })
+  version: string | null;
+
+  /** PostgreSQL extensions, canonical names. */
+  @Column({ type: 'text', array: true, default: '{}' })
+  extensions: string[];
+
+  @Column({ type: 'boolean', default: false })
+  superuser: boolean;
+
+  @Column({ type: 'boolean', default: false })
+  ha: boolean;
+
+  /**
+   * The engine's own verifier of the password: a PostgreSQL SCRAM-SHA-256
+   * verifier, or the SHA-256 hex that Redis ACLs and ClickHouse users take.
+   */
+  @Column({ name: 'password_verifier', type: 'text' })
+  passwordVerifier: string;
+
+  @Column({ name: 'flavor_id', type: 'text' })
+  flavorId: string;
+
+  @Column({ name: 'network_id', type: 'text' })
+  networkId: string;
+
+  @Column({ name: 'keypair_name', type: 'text' })
+  keypairName: string;
+
+  @Column({ name: 'security_group_ids', type: 'text', array: true })
+  securityGroupIds: string[];
+
+  /** Address leased for the server; published as floating_ip once it accepts connections. */
+  @Column({ type: 'inet' })
+  address: string;
+
+  @Column({ name: 'floating_ip', type: 'inet', nullable: true })
+  floatingIp: string | null;
+
+  @Column({ type: 'int' })
+  port: number;
+
+  @Column({ type: 'text' })
+  status: DatabaseStatus;
+
+  @Column({ name: 'status_reason', type: 'text', nullable: true })
+  statusReason: string | null;
+
+  @Column({ type: 'int', default: 1 })
+  generation: number;
+
+  /** Still provisioning after this: failed by the reconciler. */
+  @Column({ name: 'provision_deadline', type: 'timestamptz', nullable: true })
+  provisionDeadline: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}
+
+/** Key of the server on the provider and of its address lease. */
+export function databaseServerKey(row: Pick<ManagedDatabase, 'engine' | 'id'>): string {
+  return `${row.engine}-${row.id}`;
+}

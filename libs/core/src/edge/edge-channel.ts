@@ -1,0 +1,13 @@
+import { EntityManager } from 'typeorm';
+
+/** PostgreSQL NOTIFY channel the edge LISTENs on; the payload names what changed. */
+export const EDGE_CHANNEL = 'stratus_edge';
+
+/**
+ * Tells the edge that routes, proxy hosts or certificates changed. Called
+ * inside the transaction that changed them: PostgreSQL delivers the
+ * notification at commit, and never for a rollback.
+ */
+export async function notifyEdge(manager: EntityManager, what: 'routes' | 'hosts' | 'certificates'): Promise<void> {
+  await manager.query('SELECT pg_notify($1, $2)', [EDGE_CHANNEL, what]);
+}

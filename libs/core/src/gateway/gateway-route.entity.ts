@@ -1,0 +1,46 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/**
+ * A TCP route of the gateway: the edge listens on `port` and forwards to
+ * targetIp:targetPort. The port is unique (the database enforces it); the
+ * edge records in `boundAt` / `bindError` whether it holds the listener.
+ */
+@Entity('gateway_routes')
+export class GatewayRoute {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ type: 'int', unique: true })
+  port: number;
+
+  @Column({ name: 'project_id', type: 'uuid' })
+  projectId: string;
+
+  @Column({ name: 'user_id', type: 'text' })
+  userId: string;
+
+  @Column({ type: 'text', default: 'tcp' })
+  protocol: 'tcp';
+
+  /** Canonical spelling of the target address. */
+  @Column({ name: 'target_ip', type: 'text' })
+  targetIp: string;
+
+  @Column({ name: 'target_port', type: 'int' })
+  targetPort: number;
+
+  @Column({ name: 'certificate_id', type: 'int', nullable: true })
+  certificateId: number | null;
+
+  @Column({ name: 'bound_at', type: 'timestamptz', nullable: true })
+  boundAt: Date | null;
+
+  @Column({ name: 'bind_error', type: 'text', nullable: true })
+  bindError: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

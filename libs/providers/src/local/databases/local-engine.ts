@@ -1,0 +1,39 @@
+import { DatabaseServerSpec } from '../../databases.driver';
+import { RunAs } from '../run-user';
+
+/** Where one server lives: `<databases dir>/<key>/`, root-owned, with the run user's data inside. */
+export interface ServerPaths {
+  /** Control folder: pid file, log, engine settings. */
+  dir: string;
+  /** The engine's data, owned by the run user, mode 0700. */
+  data: string;
+  /** Unix sockets, owned by the run user, mode 0700. */
+  run: string;
+  log: string;
+}
+
+export interface ServerCommand {
+  bin: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/**
+ * One database engine on the local provider. The supervisor
+ * (LocalDatabaseDriver) owns the process life cycle; an engine says what to
+ * lay out, what to run, how to tell it is up and how to apply the spec.
+ */
+export interface LocalEngine {
+  /** SIGINT for PostgreSQL (fast shutdown; SIGTERM waits for clients), SIGTERM for the others. */
+  readonly stopSignal: NodeJS.Signals;
+  /** What this host lacks for the spec, in words for status_reason; null when it can run it. */
+  missing(spec: DatabaseServerSpec): Promise<string | null>;
+  /** Creates the data folder and the server's settings. Runs once per server, before the first start. */
+  layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void>;
+  /** The server in the foreground, as a command line. */
+  command(spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand;
+  /** True once the server answers on its address. */
+  probe(spec: DatabaseServerSpec, paths: ServerPaths): Promise<boolean>;
+  /** Applies users, databases and extensions to the running server; safe to repeat. */
+  configure(spec: DatabaseServerSpec, paths: ServerPaths): Promise<void>;
+}

@@ -1,0 +1,148 @@
+import { PRELOADED_EXTENSIONS, sqlExtensionName } from '@stratus/core';
+import { execFile } from 'node:child_process';
+import { appendFileSync, chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { DatabaseServerSpec } from '../../databases.driver';
+import { DriverError } from '../../driver-error';
+import { RunAs } from '../run-user';
+import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
+import { choosePostgresDistribution, PostgresDistribution } from './postgres-distributions';
+
+const run = promisify(execFile);
+
+/** Every server's pg_hba: the admin socket (a 0700 folder) is trusted; TCP needs a SCRAM password. */
+const PG_HBA = `# Written by the local provider.
+local all all trust
+host all all 0.0.0.0/0 scram-sha-256
+host all all ::/0 scram-sha-256
+`;
+
+/**
+ * PostgreSQL 16/15/14. Each version (and build) has a template data folder
+ * made once with initdb; a new server is a copy of it with its own settings
+ * file, administered over its own unix socket as `postgres`.
+ */
+export class PostgresEngine implements LocalEngine {
+  readonly stopSignal = 'SIGINT';
+  private readonly templates = new Map<string, Promise<string>>();
+
+  constructor(private readonly templatesDir: string) {}
+
+  async missing(spec: DatabaseServerSpec): Promise<string | null> {
+    const chosen = choosePostgresDistribution(spec.version!, spec.extensions);
+    return typeof chosen === 'string' ? chosen : null;
+  }
+
+  async layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {
+    const dist = choosePostgresDistribution(spec.version!, spec.extensions);
+    if (typeof dist === 'string') throw new DriverError('invalid', dist);
+    const template = await this.template(dist, runAs);
+    // cp -a keeps the run user's ownership and the 0700 mode PostgreSQL insists on.
+    await run('cp', ['-a', template, paths.data]);
+    const preload = spec.extensions.filter((e) => PRELOADED_EXTENSIONS.includes(e)).map(sqlExtensionName);
+    const settings = [
+      `listen_addresses = '${spec.address}'`,
+      `port = ${spec.port}`,
+      `unix_socket_directories = '${paths.run}'`,
+      `max_connections = 100`,
+      `shared_buffers = 32MB`,
+      ...(preload.length ? [`shared_preload_libraries = '${preload.join(',')}'`] : []),
+    ];
+    const conf = join(paths.data, 'stratus.conf');
+    writeFileSync(conf, settings.join('\n') + '\n', { mode: 0o600 });
+    if (runAs.name) chownSync(conf, runAs.uid, runAs.gid);
+    writeFileSync(join(paths.dir, 'postgres.json'), JSON.stringify({ distribution: dist }));
+  }
+
+  command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
+    const { distribution } = JSON.parse(readFileSync(join(paths.dir, 'postgres.json'), 'utf8')) as { distribution: PostgresDistribution };
+    return { bin: join(distribution.bin, 'postgres'), args: ['-D', paths.data] };
+  }
+
+  async probe(_spec: DatabaseServerSpec, paths: ServerPaths): Promise<boolean> {
+    if (!existsSync(join(paths.run, '.s.PGSQL.5432'))) return false;
+    return this.admin(paths, 'postgres', async (c) => {
+      await c.query('SELECT 1');
+      return true;
+    });
+  }
+
+  async configure(spec: DatabaseServerSpec, paths: ServerPaths): Promise<void> {
+    const user = spec.dbUser!;
+    const database = spec.dbName!;
+    await this.admin(paths, 'postgres', async (c) => {
+      const exists = (await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [user])).rowCount === 1;
+      const options = `LOGIN ${spec.superuser ? 'SUPERUSER' : 'NOSUPERUSER'} PASSWORD ${c.escapeLiteral(spec.passwordVerifier)}`;
+      await c.query(`${exists ? 'ALTER' : 'CREATE'} ROLE ${c.escapeIdentifier(user)} ${exists ? 'WITH ' : ''}${options}`);
+      if ((await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount === 0) {
+        await c.query(`CREATE DATABASE ${c.escapeIdentifier(database)} OWNER ${c.escapeIdentifier(user)}`);
+      }
+    });
+    if (spec.extensions.length === 0) return;
+    await this.admin(paths, database, async (c) => {
+      for (const extension of spec.extensions) {
+        await c.query(`CREATE EXTENSION IF NOT EXISTS ${c.escapeIdentifier(sqlExtensionName(extension))} CASCADE`).catch((err) => {
+          throw new DriverError('invalid', `extension ${extension} could not be created: ${err.message}`);
+        });
+      }
+    });
+  }
+
+  private async admin<T>(paths: ServerPaths, database: string, work: (c: Client) => Promise<T>): Promise<T> {
+    const client = new Client({ host: paths.run, port: 5432, user: 'postgres', database, connectionTimeoutMillis: 5_000 });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The template of a distribution, made once (initdb) and shared by every server of it. */
+  private template(dist: PostgresDistribution, runAs: RunAs): Promise<string> {
+    let pending = this.templates.get(dist.id);
+    if (!pending) {
+      pending = buildTemplate(this.templatesDir, dist, runAs);
+      pending.catch(() => this.templates.delete(dist.id));
+      this.templates.set(dist.id, pending);
+    }
+    return pending;
+  }
+}
+
+/**
+ * initdb into a scratch folder, then one rename: a template either exists
+ * whole or not at all, even with several workers building it at once.
+ */
+export async function buildTemplate(templatesDir: string, dist: PostgresDistribution, runAs: RunAs): Promise<string> {
+  const final = join(templatesDir, `postgres-${dist.id}`);
+  if (existsSync(join(final, 'PG_VERSION'))) return final;
+  mkdirSync(templatesDir, { recursive: true, mode: 0o755 });
+  const scratch = join(templatesDir, `.postgres-${dist.id}-${process.pid}-${Date.now()}`);
+  mkdirSync(scratch, { mode: 0o700 });
+  if (runAs.name) chownSync(scratch, runAs.uid, runAs.gid);
+  try {
+    await run(
+      join(dist.bin, 'initdb'),
+      ['-D', scratch, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
+      { cwd: templatesDir, ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}), env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
+    );
+    writeFileSync(join(scratch, 'pg_hba.conf'), PG_HBA, { mode: 0o600 });
+    if (runAs.name) chownSync(join(scratch, 'pg_hba.conf'), runAs.uid, runAs.gid);
+    appendFileSync(join(scratch, 'postgresql.conf'), "\n# Per-server settings, written by the local provider.\ninclude_if_exists = 'stratus.conf'\n");
+    try {
+      renameSync(scratch, final);
+    } catch (err) {
+      // Another worker finished first: use theirs.
+      if (!existsSync(join(final, 'PG_VERSION'))) throw err;
+    }
+  } catch (err) {
+    throw new DriverError('retryable', `initdb for PostgreSQL ${dist.version} (${dist.id}) failed: ${err.stderr ?? err.message}`);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return final;
+}

@@ -1,0 +1,151 @@
+import { execFile } from 'node:child_process';
+import { chownSync, closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DriverError } from '../driver-error';
+import { AttachedVolume, VolumeDriver, volumeMountpoint } from '../volume.driver';
+import { RunAs } from './run-user';
+
+const run = promisify(execFile);
+const GIB = 1024 ** 3;
+
+export interface LocalVolumeOptions {
+  volumesDir: string;
+  instancesDir: string;
+  runAs: RunAs;
+}
+
+/**
+ * Volumes as files of the requested size under DATA_DIR/volumes/<id>
+ * (`disk.img`, sparse). Where the host allows it (root, loop devices,
+ * mkfs.ext4) the file holds an ext4 filesystem that is loop-mounted at
+ * `<id>/mnt` while the volume is attached, so its size is a real limit;
+ * otherwise `<id>/mnt` is a plain folder and the size is only reserved.
+ * Attaching links `volumes/<id>` in the instance's home to the mount, so the
+ * instance sees it in its working directory; deleting an instance removes
+ * the link, never the volume's data.
+ */
+export class LocalVolumeDriver implements VolumeDriver {
+  readonly backing: string;
+  private readonly loop: boolean;
+
+  constructor(private readonly opts: LocalVolumeOptions) {
+    mkdirSync(opts.volumesDir, { recursive: true, mode: 0o755 });
+    const why = loopUnavailable();
+    this.loop = why === null;
+    this.backing = this.loop ? 'ext4 image, loop-mounted while attached' : `folder beside a reserved image file (${why})`;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return existsSync(join(this.dir(id), 'ready'));
+  }
+
+  async create(id: string, sizeGb: number): Promise<void> {
+    const dir = this.dir(id);
+    if (existsSync(join(dir, 'ready'))) return;
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const image = join(dir, 'disk.img');
+    const fd = openSync(image, 'w', 0o600);
+    try {
+      ftruncateSync(fd, sizeGb * GIB);
+    } finally {
+      closeSync(fd);
+    }
+    const mnt = join(dir, 'mnt');
+    mkdirSync(mnt, { recursive: true, mode: 0o755 });
+    if (this.loop) {
+      const { uid, gid } = this.opts.runAs;
+      await this.exec('mkfs.ext4', ['-q', '-F', '-m', '0', '-E', `root_owner=${uid}:${gid},nodiscard,lazy_itable_init=1`, image]);
+    } else if (this.opts.runAs.name) {
+      chownSync(mnt, this.opts.runAs.uid, this.opts.runAs.gid);
+    }
+    // Written last: a create cut short is redone from the start.
+    writeFileSync(join(dir, 'ready'), String(sizeGb));
+  }
+
+  async attach(id: string, instanceId: string): Promise<AttachedVolume> {
+    if (!(await this.exists(id))) throw new DriverError('not_found', `volume ${id} does not exist on this provider`);
+    const control = join(this.opts.instancesDir, instanceId);
+    // The instance's home is laid out by its first boot; until then there is nowhere to attach to.
+    if (!existsSync(join(control, 'laid-out'))) throw new DriverError('retryable', `instance ${instanceId} is not laid out yet`);
+    const mnt = join(this.dir(id), 'mnt');
+    if (this.loop && !isMountpoint(mnt)) {
+      await this.exec('mount', ['-o', 'loop,nosuid,nodev', join(this.dir(id), 'disk.img'), mnt]);
+    }
+    const home = join(control, 'home');
+    const volumes = join(home, 'volumes');
+    if (!existsSync(volumes)) {
+      mkdirSync(volumes, { mode: 0o755 });
+      if (this.opts.runAs.name) chownSync(volumes, this.opts.runAs.uid, this.opts.runAs.gid);
+    }
+    const link = join(home, volumeMountpoint(id));
+    if (!isSymlink(link)) symlinkSync(mnt, link);
+    return { mountpoint: volumeMountpoint(id) };
+  }
+
+  async detach(id: string, instanceId: string | null): Promise<void> {
+    if (instanceId) {
+      const link = join(this.opts.instancesDir, instanceId, 'home', volumeMountpoint(id));
+      if (isSymlink(link)) unlinkSync(link);
+    }
+    await this.unmount(id);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.unmount(id);
+    rmSync(this.dir(id), { recursive: true, force: true });
+  }
+
+  private async unmount(id: string): Promise<void> {
+    const mnt = join(this.dir(id), 'mnt');
+    if (!this.loop || !isMountpoint(mnt)) return;
+    try {
+      await this.exec('umount', [mnt]);
+    } catch {
+      // Still busy (a process of the old instance holds a file): detach it from
+      // the tree now; the kernel finishes when the last file closes.
+      await this.exec('umount', ['-l', mnt]);
+    }
+  }
+
+  private dir(id: string): string {
+    if (!/^[0-9a-f-]{36}$/.test(id)) throw new DriverError('invalid', `bad volume id ${id}`);
+    return join(this.opts.volumesDir, id);
+  }
+
+  private async exec(cmd: string, args: string[]): Promise<void> {
+    try {
+      await run(cmd, args, { timeout: 60_000 });
+    } catch (err) {
+      throw new DriverError('retryable', `${cmd} failed: ${String(err.stderr || err.message).trim().slice(0, 300)}`);
+    }
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Mount points of this mount namespace (field 5 of mountinfo, octal escapes undone). */
+export function mountpoints(): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.split(' ')[4].replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8))));
+}
+
+function isMountpoint(path: string): boolean {
+  return mountpoints().includes(path);
+}
+
+function loopUnavailable(): string | null {
+  if (process.platform !== 'linux') return 'not Linux';
+  if (process.getuid?.() !== 0) return 'not running as root';
+  if (!existsSync('/dev/loop-control')) return 'no loop devices';
+  for (const bin of ['/usr/sbin/mkfs.ext4', '/sbin/mkfs.ext4']) if (existsSync(bin)) return null;
+  return 'mkfs.ext4 not installed';
+}

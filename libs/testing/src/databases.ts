@@ -1,0 +1,95 @@
+import { DATABASE_MARKER } from '@stratus/providers';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { killGroups, markedLeadersUnder } from './processes';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { HttpClient } from './http-client';
+import { testEnv } from './test-env';
+import { waitFor } from './wait';
+
+/** Catalog references every database create needs. */
+export const DB_PLACEMENT = { flavor_id: 'db.small', network_id: 'private', keypair_name: 'default' };
+
+/** The collection of each engine. */
+export type DatabaseCollection = 'databases' | 'cache' | 'analytics';
+
+/** Polls GET /v1/<collection>/:id until the status is one of `statuses`. */
+export async function waitForDatabase(
+  client: HttpClient,
+  collection: DatabaseCollection,
+  id: number,
+  statuses: string[] = ['ready'],
+  { timeoutMs = 90_000, intervalMs = 50 } = {},
+): Promise<any> {
+  return waitFor(
+    `${collection}/${id} to reach ${statuses.join('/')}`,
+    async () => {
+      const res = await client.get(`/v1/${collection}/${id}`);
+      return res.status === 200 && statuses.includes(res.body.status) ? res.body : undefined;
+    },
+    { timeoutMs, intervalMs },
+  );
+}
+
+/** Polls until the server is gone from the collection (GET answers 404). */
+export async function waitForDatabaseGone(client: HttpClient, collection: DatabaseCollection, id: number, timeoutMs = 60_000): Promise<void> {
+  await waitFor(`${collection}/${id} to be gone`, async () => (await client.get(`/v1/${collection}/${id}`)).status === 404, {
+    timeoutMs,
+    intervalMs: 50,
+  });
+}
+
+/**
+ * Every password the API issued during the test run, kept outside the data
+ * the leak check reads, so the last suite can look for each of them.
+ */
+export function issuedPasswordsFile(): string {
+  return join(testEnv().DATA_DIR, 'test-artifacts', 'issued-passwords.txt');
+}
+
+export function recordIssuedPassword(password: unknown): void {
+  if (typeof password !== 'string' || !password) return;
+  mkdirSync(dirname(issuedPasswordsFile()), { recursive: true });
+  appendFileSync(issuedPasswordsFile(), password + '\n');
+}
+
+export function readIssuedPasswords(): string[] {
+  try {
+    return [...new Set(readFileSync(issuedPasswordsFile(), 'utf8').split('\n').filter(Boolean))];
+  } catch {
+    return [];
+  }
+}
+
+/** Database server process groups whose working folder is under `dir`, by server key. */
+export function databaseServersUnder(dir: string): Map<string, number> {
+  return new Map([...markedLeadersUnder(DATABASE_MARKER, dir)].map(([key, pids]) => [key, pids[0]]));
+}
+
+/** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */
+export function killDatabaseServersUnder(dir: string): number {
+  const pids = new Set(databaseServersUnder(dir).values());
+  const servers = join(dir, 'databases');
+  for (const key of existsSync(servers) ? readdirSync(servers) : []) {
+    try {
+      const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8').trim().split(' ');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] === startTime) pids.add(Number(pid));
+    } catch {
+      // no pid file, or the process is gone
+    }
+  }
+  return killGroups(pids);
+}
+
+/** Resolves with the socket error code of a TCP connect to host:port ('ECONNREFUSED' once a server is gone), or 'connected'. */
+export function tcpConnectOutcome(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
+  });
+}

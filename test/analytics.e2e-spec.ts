@@ -1,0 +1,149 @@
+import { ManagedDatabase } from '@stratus/core';
+import {
+  createTenant,
+  databaseServersUnder,
+  DB_PLACEMENT,
+  HttpClient,
+  recordIssuedPassword,
+  Tenant,
+  TestStack,
+  testDataSource,
+  waitForDatabase,
+  waitForDatabaseGone,
+} from '@stratus/testing';
+import { DataSource } from 'typeorm';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** ClickHouse's HTTP interface, as any client would use it. */
+async function query(ready: any, user: string, password: string, sql: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`http://${ready.floating_ip}:${ready.port}/?database=${encodeURIComponent(ready.db_name)}`, {
+    method: 'POST',
+    headers: { authorization: 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64') },
+    body: sql,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let other: Tenant;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    db = await testDataSource();
+    owner = await createTenant(db);
+    other = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  async function create(body: Record<string, unknown>) {
+    const res = await api.post('/v1/analytics', { ...DB_PLACEMENT, ...body });
+    recordIssuedPassword(res.body?.db_password);
+    expect(res.status).toBe(202);
+    return res;
+  }
+
+  it('creates ClickHouse with db_name and db_user, serves HTTP on 8123, and refuses connections after delete', async () => {
+    const created = await create({ name: 'events' });
+    expect(created.headers.get('retry-after')).toBe('15');
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'events',
+      db_name: 'analytics',
+      db_user: 'appuser',
+      db_password: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      status: 'provisioning',
+      floating_ip: null,
+      port: 8123,
+      created_at: expect.stringMatching(ISO),
+    });
+
+    const ready = await waitForDatabase(api, 'analytics', created.body.id);
+    expect(ready).toEqual({
+      id: created.body.id,
+      name: 'events',
+      db_name: 'analytics',
+      db_user: 'appuser',
+      status: 'ready',
+      floating_ip: expect.stringMatching(/^127\./),
+      port: 8123,
+      created_at: created.body.created_at,
+      updated_at: expect.stringMatching(ISO),
+      status_reason: null,
+    });
+
+    const pw = created.body.db_password;
+    expect(await query(ready, 'appuser', pw, 'SELECT currentDatabase()')).toEqual({ status: 200, text: 'analytics\n' });
+    expect((await query(ready, 'appuser', pw, 'CREATE TABLE hits (k String, n UInt32) ENGINE = MergeTree ORDER BY k')).status).toBe(200);
+    expect((await query(ready, 'appuser', pw, `INSERT INTO hits VALUES ('home', 3)`)).status).toBe(200);
+    expect(await query(ready, 'appuser', pw, 'SELECT k, n FROM hits')).toEqual({ status: 200, text: 'home\t3\n' });
+    expect((await query(ready, 'appuser', 'wrong-password', 'SELECT 1')).text).toMatch(/Wrong password/);
+    expect((await query(ready, 'default', '', 'SELECT 1')).text).toMatch(/Unknown user default/);
+
+    expect((await api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
+    await waitForDatabaseGone(api, 'analytics', ready.id);
+    await expect(query(ready, 'appuser', pw, 'SELECT 1')).rejects.toThrow();
+    expect(databaseServersUnder(stack.env.DATA_DIR).has(`clickhouse-${ready.id}`)).toBe(false);
+  });
+
+  it('takes a chosen db_name, db_user and password', async () => {
+    const created = await create({ name: 'clicks', db_name: 'web_stats', db_user: 'reporter', db_password: 'Rep0rt:ing-pass' });
+    expect(created.body).toMatchObject({ db_name: 'web_stats', db_user: 'reporter', db_password: 'Rep0rt:ing-pass' });
+    const ready = await waitForDatabase(api, 'analytics', created.body.id);
+    expect(await query(ready, 'reporter', 'Rep0rt:ing-pass', 'SELECT currentDatabase()')).toEqual({ status: 200, text: 'web_stats\n' });
+    expect((await api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
+  });
+
+  it('validates and stores ha: true, then ends in error saying HA is not available yet', async () => {
+    const created = await create({ name: 'replicated', ha: true });
+    const failed = await waitForDatabase(api, 'analytics', created.body.id, ['error', 'ready']);
+    expect(failed.status).toBe('error');
+    expect(failed.status_reason).toMatch(/high availability \(ha: true\) is not available yet/);
+    expect(databaseServersUnder(stack.env.DATA_DIR).has(`clickhouse-${created.body.id}`)).toBe(false);
+  });
+
+  it("answers 403 for another project's analytics instance and never lists it", async () => {
+    const created = await create({ name: 'private-stats' });
+    const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+    for (const res of [await intruder.get(`/v1/analytics/${created.body.id}`), await intruder.delete(`/v1/analytics/${created.body.id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+    expect(((await intruder.get('/v1/analytics')).body as any[]).some((c) => c.id === created.body.id)).toBe(false);
+    expect((await api.post('/v1/analytics', { ...DB_PLACEMENT, name: 'private-stats' })).status).toBe(409);
+  });
+
+  describe('400 on every invalid create', () => {
+    const valid = { name: 'v', ...DB_PLACEMENT };
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing name', { ...valid, name: undefined }, 'name: is required'],
+      ['bad name', { ...valid, name: 'stats!' }, 'name: must be lowercase letters and hyphens'],
+      ['version is not a field', { ...valid, version: '23' }, 'version: property version should not exist'],
+      ['ha as a string', { ...valid, ha: 'yes' }, 'ha: must be a boolean'],
+      ['db_name reserved', { ...valid, db_name: 'system' }, 'db_name: must not be one of the reserved names'],
+      ['db_user with a dash', { ...valid, db_user: 'app-user' }, 'db_user: must start with a lowercase letter'],
+      ['password too long', { ...valid, db_password: 'x'.repeat(129) }, 'db_password: must be shorter than or equal to 128 characters'],
+      ['unknown flavor', { ...valid, flavor_id: 'nope' }, 'flavor_id: flavor "nope" does not exist'],
+      ['unknown network', { ...valid, network_id: 'nope' }, 'network_id: network "nope" does not exist'],
+      ['unknown keypair', { ...valid, keypair_name: 'nope' }, 'keypair_name: keypair "nope" does not exist'],
+    ];
+
+    it.each(cases)('%s', async (_label, body, message) => {
+      const before = await db.getRepository(ManagedDatabase).count();
+      const res = await api.post('/v1/analytics', JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('bad_request');
+      expect(res.body.error.message).toContain(message);
+      expect(await db.getRepository(ManagedDatabase).count()).toBe(before);
+    });
+  });
+});

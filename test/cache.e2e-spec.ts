@@ -1,0 +1,168 @@
+import { ManagedDatabase } from '@stratus/core';
+import {
+  createTenant,
+  databaseServersUnder,
+  DB_PLACEMENT,
+  HttpClient,
+  recordIssuedPassword,
+  tcpConnectOutcome,
+  Tenant,
+  TestStack,
+  testDataSource,
+  waitForDatabase,
+  waitForDatabaseGone,
+} from '@stratus/testing';
+import Redis from 'ioredis';
+import { connect } from 'node:net';
+import { DataSource } from 'typeorm';
+
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** Sends raw RESP inline commands and returns the first `count` reply lines. */
+function rawRedis(host: string, port: number, commands: string, count: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port }, () => socket.write(commands));
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+      const lines = text.split('\r\n').filter(Boolean);
+      if (lines.length >= count) {
+        socket.destroy();
+        resolve(lines.slice(0, count));
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+function redisAt(ready: any, password: string): Redis {
+  return new Redis({ host: ready.floating_ip, port: ready.port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+}
+
+describe('managed cache (/v1/cache, Redis) on the local provider', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let other: Tenant;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    db = await testDataSource();
+    owner = await createTenant(db);
+    other = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  async function create(body: Record<string, unknown>) {
+    const res = await api.post('/v1/cache', { ...DB_PLACEMENT, ...body });
+    recordIssuedPassword(res.body?.password);
+    expect(res.status).toBe(202);
+    return res;
+  }
+
+  it('creates Redis 7, answers with the password once, serves it, and refuses connections after delete', async () => {
+    const created = await create({ name: 'sessions' });
+    expect(created.headers.get('retry-after')).toBe('15');
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'sessions',
+      version: '7',
+      password: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      status: 'provisioning',
+      floating_ip: null,
+      port: 6379,
+      created_at: expect.stringMatching(ISO),
+    });
+
+    const ready = await waitForDatabase(api, 'cache', created.body.id);
+    expect(ready).toEqual({
+      id: created.body.id,
+      name: 'sessions',
+      version: '7',
+      status: 'ready',
+      floating_ip: expect.stringMatching(/^127\./),
+      port: 6379,
+      created_at: created.body.created_at,
+      updated_at: expect.stringMatching(ISO),
+      status_reason: null,
+    });
+
+    const redis = redisAt(ready, created.body.password);
+    await redis.connect();
+    await redis.set('greeting', 'hello');
+    expect(await redis.get('greeting')).toBe('hello');
+    expect((await redis.info('server')).match(/redis_version:(\d+)/)?.[1]).toBe('7');
+    redis.disconnect();
+
+    // Without the password, or with a wrong one, nothing is served.
+    const replies = await rawRedis(ready.floating_ip, ready.port, 'GET greeting\r\nAUTH default not-the-password\r\n', 2);
+    expect(replies[0]).toMatch(/^-NOAUTH/);
+    expect(replies[1]).toMatch(/^-WRONGPASS/);
+
+    expect((await api.delete(`/v1/cache/${ready.id}`)).status).toBe(204);
+    await waitForDatabaseGone(api, 'cache', ready.id);
+    expect(await tcpConnectOutcome(ready.floating_ip, ready.port)).toBe('ECONNREFUSED');
+    expect(databaseServersUnder(stack.env.DATA_DIR).has(`redis-${ready.id}`)).toBe(false);
+  });
+
+  it('ends version 6 in error with a reason when the host has no Redis 6, leaving nothing running', async () => {
+    const created = await create({ name: 'legacy', version: '6', password: 'a-Chosen-passw0rd' });
+    expect(created.body.password).toBe('a-Chosen-passw0rd');
+    expect(created.body.version).toBe('6');
+    const failed = await waitForDatabase(api, 'cache', created.body.id, ['error', 'ready']);
+    expect(failed.status).toBe('error');
+    expect(failed.status_reason).toMatch(/Redis 6 is not available on this host/);
+    expect(databaseServersUnder(stack.env.DATA_DIR).has(`redis-${created.body.id}`)).toBe(false);
+  });
+
+  it('refuses ha on /v1/cache', async () => {
+    const res = await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: true });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'bad_request', message: 'ha: property ha should not exist' });
+    expect((await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: false })).status).toBe(400);
+  });
+
+  it("answers 403 for another project's cache and never lists it", async () => {
+    const created = await create({ name: 'mine' });
+    const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+    for (const res of [await intruder.get(`/v1/cache/${created.body.id}`), await intruder.delete(`/v1/cache/${created.body.id}`)]) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('forbidden');
+    }
+    expect(((await intruder.get('/v1/cache')).body as any[]).some((c) => c.id === created.body.id)).toBe(false);
+    expect(((await api.get('/v1/cache')).body as any[]).some((c) => c.id === created.body.id)).toBe(true);
+    expect((await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'mine' })).status).toBe(409);
+  });
+
+  describe('400 on every invalid create', () => {
+    const valid = { name: 'v', ...DB_PLACEMENT };
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing name', { ...valid, name: undefined }, 'name: is required'],
+      ['bad name', { ...valid, name: 'Cache_1' }, 'name: must be lowercase letters and hyphens'],
+      ['version 5', { ...valid, version: '5' }, 'version: must be one of 7, 6'],
+      ['version as a number', { ...valid, version: 7 }, 'version: must be a string'],
+      ['password too short', { ...valid, password: 'abc' }, 'password: must be longer than or equal to 8 characters'],
+      ['password not a string', { ...valid, password: true }, 'password: must be a string'],
+      ['database-only field', { ...valid, db_name: 'x' }, 'db_name: property db_name should not exist'],
+      ['extensions', { ...valid, extensions: ['hstore'] }, 'extensions: property extensions should not exist'],
+      ['unknown flavor', { ...valid, flavor_id: 'nope' }, 'flavor_id: flavor "nope" does not exist'],
+      ['unknown network', { ...valid, network_id: 'nope' }, 'network_id: network "nope" does not exist'],
+      ['unknown keypair', { ...valid, keypair_name: 'nope' }, 'keypair_name: keypair "nope" does not exist'],
+    ];
+
+    it.each(cases)('%s', async (_label, body, message) => {
+      const before = await db.getRepository(ManagedDatabase).count();
+      const res = await api.post('/v1/cache', JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('bad_request');
+      expect(res.body.error.message).toContain(message);
+      expect(await db.getRepository(ManagedDatabase).count()).toBe(before);
+    });
+  });
+});

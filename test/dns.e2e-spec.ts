@@ -1,0 +1,235 @@
+import { createTenant, DEMO_INSTANCE, HttpClient, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { request } from 'undici';
+import { DataSource } from 'typeorm';
+
+describe('DNS proxy hosts through the edge', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let other: Tenant;
+  let api: HttpClient;
+  let cloud: HttpClient;
+  let edgePort: number;
+  let web: any;
+  let second: any;
+
+  /** A request to the edge's HTTP listener with a Host header (Node does not resolve *.localhost by itself). */
+  async function viaEdge(host: string, path = '/') {
+    const res = await request(`http://127.0.0.1:${edgePort}${path}`, { headers: { host } });
+    const text = await res.body.text();
+    let body: any = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.statusCode, body };
+  }
+
+  beforeAll(async () => {
+    stack = await TestStack.start({}, ['api', 'worker', 'edge']);
+    edgePort = Number(stack.env.EDGE_HTTP_PORT);
+    db = await testDataSource();
+    owner = await createTenant(db);
+    other = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    cloud = stack.http.with({ authorization: `Bearer ${owner.token}` });
+    // `second` serves on 4000 too: a shell that starts the demo app on another port.
+    const [a, b] = await Promise.all([
+      api.post('/v1/instances', { name: 'web', dname: 'web-dns', ...DEMO_INSTANCE }),
+      api.post('/v1/instances', { name: 'Second App!', ...DEMO_INSTANCE, port: '4000' }),
+    ]);
+    expect(a.status).toBe(202);
+    web = await waitForInstance(api, a.body.id);
+    second = await waitForInstance(api, b.body.id);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  it('POST /v1/instances with dname serves <dname>.<suffix> on the instance port, and lists it in metadata', async () => {
+    expect(web.metadata.domains).toBe('web-dns.localhost');
+    const res = await viaEdge('web-dns.localhost');
+    expect(res.status).toBe(200);
+    expect(res.body.instance).toBe(web.id);
+    // Host matching ignores case, port and a trailing dot.
+    expect((await viaEdge(`WEB-DNS.localhost.:${edgePort}`)).body.instance).toBe(web.id);
+  });
+
+  it('without dname a name is generated from the instance name and id', async () => {
+    expect(second.metadata.domains).toMatch(new RegExp(`^second-app-${second.id.slice(0, 8)}\\.localhost$`));
+    const res = await viaEdge(second.metadata.domains);
+    expect(res.status).toBe(200);
+    expect(res.body.instance).toBe(second.id);
+  });
+
+  it('creates, reads, retargets and deletes a proxy host; traffic follows', async () => {
+    const created = await cloud.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000 });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      id: expect.any(String),
+      domain: expect.stringMatching(/^[0-9a-f-]{36}\.localhost$/),
+      instanceId: web.id,
+      forwardPort: 3000,
+      url: `http://${created.body.domain}:${edgePort}/`,
+    });
+    const host = created.body.domain;
+    await waitFor('the edge to route the new host', async () => (await viaEdge(host)).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+    expect((await viaEdge(host)).body.instance).toBe(web.id);
+
+    const listed = await stack.http.get('/api/cloud/dns/list');
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((p: any) => p.id)).toContain(created.body.id);
+    const got = await stack.http.get(`/api/cloud/dns/proxy-hosts/${created.body.id}`);
+    expect(got.body).toEqual(created.body);
+    const instanceNow = (await api.get(`/v1/instances/${web.id}`)).body;
+    expect(instanceNow.metadata.domains.split(',')).toEqual(['web-dns.localhost', host]);
+
+    // Nothing answers on 3001 of that instance: 502, in the error envelope.
+    const moved = await stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${created.body.id}`, { updateData: { forwardPort: 3001 } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.forwardPort).toBe(3001);
+    await waitFor('traffic to follow the new port', async () => (await viaEdge(host)).status === 502, { timeoutMs: 3_000, intervalMs: 20 });
+    const bad = await viaEdge(host);
+    expect(bad.body).toEqual({ error: { code: 'bad_gateway', message: expect.stringContaining(host) } });
+
+    await stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${created.body.id}`, { updateData: { forwardPort: 3000 } });
+    await waitFor('traffic to come back', async () => (await viaEdge(host)).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+
+    const deleted = await stack.http.delete(`/api/cloud/dns/proxy-hosts/${created.body.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ message: 'Proxy host deleted successfully' });
+    await waitFor('the host to be gone', async () => (await viaEdge(host)).status === 404, { timeoutMs: 3_000, intervalMs: 20 });
+    expect((await viaEdge(host)).body.error.code).toBe('not_found');
+    expect((await api.get(`/v1/instances/${web.id}`)).body.metadata.domains).toBe('web-dns.localhost');
+    expect((await stack.http.get(`/api/cloud/dns/proxy-hosts/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('a custom name under the suffix, and a bare label that gets it', async () => {
+    const full = await cloud.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000, domain: 'Shop.Example.localhost' });
+    expect(full.status).toBe(201);
+    expect(full.body.domain).toBe('shop.example.localhost');
+    const label = await cloud.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000, domain: 'blog' });
+    expect(label.body.domain).toBe('blog.localhost');
+    // The edge hears of it by NOTIFY, within milliseconds.
+    await waitFor('the edge to route blog.localhost', async () => (await viaEdge('blog.localhost')).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+    // Taken: 409, in any case.
+    const taken = await cloud.post('/api/cloud/dns/create', { instanceId: second.id, forwardPort: 4000, domain: 'BLOG.localhost' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe('conflict');
+    const renamedOnto = await stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${full.body.id}`, { updateData: { domain: 'blog' } });
+    expect(renamedOnto.status).toBe(409);
+    // The instance's own dname is taken too.
+    const instanceTaken = await api.post('/v1/instances', { name: 'dup', dname: 'web-dns', ...DEMO_INSTANCE });
+    expect(instanceTaken.status).toBe(409);
+  });
+
+  it('update-dns merges metadata that GET /v1/instances then shows', async () => {
+    const res = await cloud.post('/api/cloud/dns/update-dns', { instanceId: web.id, metadata: { team: 'blue', tier: 'web' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ instance_id: web.id, metadata: expect.objectContaining({ team: 'blue', tier: 'web', privateIp: web.metadata.privateIp }) });
+    const again = await cloud.post('/api/cloud/dns/update-dns', { instanceId: web.id, metadata: { tier: 'api' } });
+    expect(again.body.metadata).toMatchObject({ team: 'blue', tier: 'api' });
+    const item = (await api.get('/v1/instances')).body.find((i: any) => i.id === web.id);
+    expect(item.metadata).toMatchObject({ team: 'blue', tier: 'api', domains: expect.stringContaining('web-dns.localhost') });
+  });
+
+  describe('refusals', () => {
+    it.each([
+      ['create', '/api/cloud/dns/create'],
+      ['update-dns', '/api/cloud/dns/update-dns'],
+    ])('401 without a token: %s', async (_l, path) => {
+      const res = await stack.http.post(path, { instanceId: web.id, forwardPort: 3000, metadata: {} });
+      expect(res.status).toBe(401);
+    });
+
+    it("403 for another project's instance, nothing changed", async () => {
+      const intruder = stack.http.with({ authorization: `Bearer ${other.token}` });
+      const before = (await stack.http.get('/api/cloud/dns/list')).body.length;
+      const created = await intruder.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000, domain: 'steal' });
+      expect(created.status).toBe(403);
+      expect(created.body.error.code).toBe('forbidden');
+      const meta = await intruder.post('/api/cloud/dns/update-dns', { instanceId: web.id, metadata: { owned: 'yes' } });
+      expect(meta.status).toBe(403);
+      expect((await stack.http.get('/api/cloud/dns/list')).body.length).toBe(before);
+      expect((await api.get(`/v1/instances/${web.id}`)).body.metadata.owned).toBeUndefined();
+    });
+
+    it('404 for an instance that does not exist', async () => {
+      const res = await cloud.post('/api/cloud/dns/create', { instanceId: '00000000-0000-4000-8000-000000000000', forwardPort: 3000 });
+      expect(res.status).toBe(404);
+    });
+
+    const createCases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing instanceId', { instanceId: undefined }, 'instanceId: is required'],
+      ['instanceId not a uuid', { instanceId: 'abc' }, 'instanceId: must be an instance id'],
+      ['missing forwardPort', { forwardPort: undefined }, 'forwardPort: is required'],
+      ['forwardPort zero', { forwardPort: 0 }, 'forwardPort: must not be less than 1'],
+      ['forwardPort as string', { forwardPort: '3000' }, 'forwardPort: must be an integer'],
+      ['domain outside the suffix', { domain: 'evil.example.com' }, 'domain: must be under .localhost'],
+      ['domain with bad characters', { domain: 'a_b.localhost' }, 'domain: must be a DNS name'],
+      ['domain not a string', { domain: 5 }, 'domain: must be a string'],
+      ['unknown field', { ttl: 60 }, 'ttl: property ttl should not exist'],
+    ];
+    it.each(createCases)('400 on create: %s', async (_l, patch, message) => {
+      const res = await cloud.post('/api/cloud/dns/create', JSON.stringify({ instanceId: web.id, forwardPort: 3000, ...patch }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+    });
+
+    const metaCases: Array<[string, unknown, string]> = [
+      ['missing', undefined, 'metadata: is required'],
+      ['an array', ['a'], 'metadata: must be an object'],
+      ['a number value', { a: 1 }, 'metadata: must be an object of at most 32 string values'],
+      ['a nested object', { a: { b: 'c' } }, 'metadata: must be an object of at most 32 string values'],
+      ['a managed key', { privateIp: '1.2.3.4' }, 'metadata.privateIp: is managed by the platform'],
+      ['the domains key', { domains: 'x.localhost' }, 'metadata.domains: is managed by the platform'],
+    ];
+    it.each(metaCases)('400 on update-dns: metadata %s', async (_l, metadata, message) => {
+      const res = await cloud.post('/api/cloud/dns/update-dns', JSON.stringify({ instanceId: web.id, metadata }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+    });
+
+    it('400 on update with unknown or no fields, or a bad id; 404 for an unknown id', async () => {
+      const [host] = (await stack.http.get('/api/cloud/dns/list')).body;
+      const put = (id: string, body: unknown) => stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${id}`, body);
+      expect((await put(host.id, { updateData: { instanceId: second.id } })).body.error.message).toContain('updateData.instanceId: property instanceId should not exist');
+      expect((await put(host.id, { updateData: {} })).status).toBe(400);
+      expect((await put(host.id, { forwardPort: 3000 })).status).toBe(400);
+      expect((await put(host.id, { updateData: { forwardPort: 'x' } })).body.error.message).toContain('updateData.forwardPort: must be an integer');
+      expect((await put('nope', { updateData: { forwardPort: 3000 } })).status).toBe(400);
+      expect((await put('00000000-0000-4000-8000-000000000000', { updateData: { forwardPort: 3000 } })).status).toBe(404);
+      expect((await stack.http.get('/api/cloud/dns/proxy-hosts/nope')).status).toBe(400);
+      expect((await stack.http.delete('/api/cloud/dns/proxy-hosts/nope')).status).toBe(400);
+      expect((await stack.http.delete('/api/cloud/dns/proxy-hosts/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    });
+
+    it('the edge answers 404 for a host it does not know, in the envelope', async () => {
+      const res = await viaEdge('nobody.localhost');
+      expect(res).toEqual({ status: 404, body: { error: { code: 'not_found', message: 'no proxy host nobody.localhost' } } });
+    });
+  });
+
+  it('keeps serving routes and hosts with the api and worker stopped', async () => {
+    const port = Number(stack.env.GATEWAY_PORT_RANGE.split('-')[0]) + 3;
+    const route = await cloud.post('/api/cloud/gateway/create', { targetIp: web.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port });
+    expect(route.status).toBe(200);
+    await stack.stopService('api');
+    await stack.stopService('worker', 'SIGKILL');
+    const direct = await request(`http://127.0.0.1:${port}/`);
+    expect(JSON.parse(await direct.body.text()).instance).toBe(web.id);
+    expect((await viaEdge('web-dns.localhost')).body.instance).toBe(web.id);
+    await stack.startService('api');
+    await stack.startService('worker');
+  });
+
+  it('deleting an instance removes its proxy hosts from the edge', async () => {
+    expect((await api.delete(`/v1/instances/${second.id}`)).status).toBe(204);
+    await waitFor('the host to leave the edge', async () => (await viaEdge(second.metadata.domains)).status === 404, { timeoutMs: 20_000 });
+    const listed = (await stack.http.get('/api/cloud/dns/list')).body;
+    expect(listed.some((p: any) => p.instanceId === second.id)).toBe(false);
+  });
+});

@@ -1,0 +1,211 @@
+import { createTenant, DEMO_INSTANCE, HttpClient, REPO_ROOT, signTestToken, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { DataSource } from 'typeorm';
+
+/** One HTTP/1.0 exchange over a raw TCP (or TLS) connection; resolves with the response text. */
+function exchange(port: number, opts: { tls?: boolean; host?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = opts.tls
+      ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'gw.stratus.test' })
+      : connect({ port, host: '127.0.0.1' });
+    let text = '';
+    socket.setTimeout(5_000, () => socket.destroy(new Error('timeout')));
+    socket.once(opts.tls ? 'secureConnect' : 'connect', () => socket.write(`GET / HTTP/1.0\r\nHost: ${opts.host ?? 'x'}\r\n\r\n`));
+    socket.on('data', (d) => (text += d));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('gateway TCP routes through the edge', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let api: HttpClient;
+  let cloud: HttpClient;
+  let instance: { id: string; metadata: Record<string, string> };
+  let range: { from: number; to: number };
+
+  beforeAll(async () => {
+    stack = await TestStack.start({}, ['api', 'worker', 'edge']);
+    db = await testDataSource();
+    owner = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    cloud = stack.http.with({ authorization: `Bearer ${owner.token}` });
+    const [from, to] = stack.env.GATEWAY_PORT_RANGE.split('-').map(Number);
+    range = { from, to };
+    const created = await api.post('/v1/instances', { name: 'gw-target', ...DEMO_INSTANCE });
+    instance = await waitForInstance(api, created.body.id);
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  it('routes a port to the instance, lists it as used, and closes it on delete', async () => {
+    const free = await cloud.get('/api/cloud/gateway/available-port');
+    expect(free.status).toBe(200);
+    expect(free.body.port).toBeGreaterThanOrEqual(range.from);
+    expect(free.body.port).toBeLessThanOrEqual(range.to);
+    const port = free.body.port;
+
+    const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ port, protocol: 'tcp', targetIp: instance.metadata.privateIp, targetPort: 3000, status: 'active', certificate_id: null });
+
+    // 200 means bound: traffic flows at once.
+    const reply = await exchange(port);
+    expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
+    expect(reply).toContain(instance.id);
+
+    const used = await cloud.get('/api/cloud/gateway/used-ports');
+    expect(used.body.ports).toContain(port);
+    const health = await cloud.get('/api/cloud/gateway/health');
+    expect(health.body).toMatchObject({ status: 'ok', listeners: { missing: [] } });
+    expect(health.body.listeners.bound).toBe(health.body.listeners.expected);
+
+    expect((await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port })).status).toBe(409);
+    const again = await cloud.get('/api/cloud/gateway/available-port');
+    expect(again.body.port).not.toBe(port);
+
+    // Public, as SPEC.md says: no token.
+    const deleted = await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.message).toEqual(expect.stringContaining('deleted'));
+    await waitFor('the listener to close', () => refused(port), { timeoutMs: 5_000 });
+    expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
+    expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
+  });
+
+  it('terminates TLS with a certificate loaded by the CLI', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-cert-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
+    const out = execFileSync(process.execPath, ['-r', './scripts/paths.js', 'dist/scripts/cli.js', 'certificate:add', '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...stack.env },
+      encoding: 'utf8',
+    });
+    const cert = JSON.parse(out.trim().split('\n').pop()!);
+    expect(cert).toMatchObject({ id: expect.any(Number), subject: expect.stringContaining('gw.stratus.test') });
+    expect(out).not.toContain('PRIVATE KEY');
+    // Only the encrypted key is stored.
+    const [row] = await db.query('SELECT key_encrypted FROM certificates WHERE id = $1', [cert.id]);
+    expect(row.key_encrypted).toMatch(/^v1:/);
+    expect(row.key_encrypted).not.toContain('PRIVATE KEY');
+
+    const port = range.from + 7;
+    const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port, certificate_id: cert.id });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ certificate_id: cert.id, tls: true });
+    const reply = await exchange(port, { tls: true });
+    expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
+    expect(reply).toContain(instance.id);
+    await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
+
+    const unknown = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port, certificate_id: 999999 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toContain('certificate_id');
+  });
+
+  it('answers 409 when the port is held by something else on the gateway host, and leaves no route', async () => {
+    const port = range.from + 11;
+    const squatter = require('node:net').createServer();
+    await new Promise<void>((r) => squatter.listen(port, stack.env.GATEWAY_HOST ?? '127.0.0.1', r));
+    try {
+      const res = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port });
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toContain('cannot be bound');
+      expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
+    } finally {
+      squatter.close();
+    }
+  });
+
+  describe('refusals', () => {
+    const valid = () => ({ targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port: range.from + 20 });
+
+    it.each([
+      ['available-port', 'get', '/api/cloud/gateway/available-port'],
+      ['used-ports', 'get', '/api/cloud/gateway/used-ports'],
+      ['health', 'get', '/api/cloud/gateway/health'],
+      ['create', 'post', '/api/cloud/gateway/create'],
+    ] as const)('401 without a token: %s', async (_l, method, path) => {
+      const res = method === 'get' ? await stack.http.get(path) : await stack.http.post(path, valid());
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    });
+
+    it('401 with a forged token', async () => {
+      const res = await stack.http.post('/api/cloud/gateway/create', valid(), { authorization: `Bearer ${owner.token.slice(0, -3)}abc` });
+      expect(res.status).toBe(401);
+    });
+
+    it('403 with a token that names no project', async () => {
+      const res = await stack.http.get('/api/cloud/gateway/used-ports', { authorization: `Bearer ${signTestToken({ sub: 'x' })}` });
+      expect(res.status).toBe(403);
+    });
+
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['udp', { protocol: 'udp' }, 'protocol: only tcp is supported'],
+      ['http', { protocol: 'http' }, 'protocol: only tcp is supported'],
+      ['missing protocol', { protocol: undefined }, 'protocol: is required'],
+      ['missing targetIp', { targetIp: undefined }, 'targetIp: is required'],
+      ['missing port', { port: undefined }, 'port: is required'],
+      ['port as string', { port: '25020' }, 'port: must be an integer'],
+      ['targetPort zero', { targetPort: 0 }, 'targetPort: must not be less than 1'],
+      ['targetPort too high', { targetPort: 70000 }, 'targetPort: must not be greater than 65535'],
+      ['port below the range', { port: 1 }, 'port: must be in the gateway range'],
+      ['port above the range', { port: 65535 }, 'port: must be in the gateway range'],
+      ['certificate_id not a number', { certificate_id: 'abc' }, 'certificate_id: must be an integer'],
+      ['unknown field', { weight: 3 }, 'weight: property weight should not exist'],
+    ];
+    it.each(cases)('400 for %s', async (_l, patch, message) => {
+      const res = await cloud.post('/api/cloud/gateway/create', JSON.stringify({ ...valid(), ...patch }));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+    });
+
+    const forbidden = [
+      '127.0.0.1', '127.1', '0x7f000001', '2130706433', '0177.0.0.1', '017700000001', '127.000.000.001', '0x7f.0.0.1',
+      '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::127.0.0.1',
+      '169.254.169.254', '0xa9fea9fe', '2852039166', '0251.0376.0251.0376', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe',
+      'fd00:ec2::254', '100.100.100.200', 'fe80::1', 'fe80::1%25lo', '0.0.0.0', '::', '255.255.255.255', '224.0.0.1',
+      '64:ff9b::7f00:1', 'localhost', 'metadata.google.internal', '[::1]', '10.0.0.1', '8.8.8.8',
+    ];
+    it(`400 for ${forbidden.length} forbidden targetIp spellings, nothing stored`, async () => {
+      expect(forbidden.length).toBeGreaterThanOrEqual(20);
+      for (const targetIp of forbidden) {
+        const res = await cloud.post('/api/cloud/gateway/create', { ...valid(), targetIp });
+        expect([targetIp, res.status]).toEqual([targetIp, 400]);
+        expect(res.body.error.message).toMatch(/^targetIp: /);
+      }
+      expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(valid().port);
+    });
+
+    it.each([
+      ['not a number', 'abc', 400],
+      ['out of range', '70000', 400],
+      ['no route', String(0 + 25999), 404],
+    ])('DELETE /routes/:port %s: %s', async (_l, port, status) => {
+      const res = await stack.http.delete(`/api/cloud/gateway/routes/${port === '25999' ? range.to : port}`);
+      expect(res.status).toBe(status);
+    });
+  });
+});

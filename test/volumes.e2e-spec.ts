@@ -1,0 +1,250 @@
+import { Volume } from '@stratus/core';
+import { createTenant, DEMO_INSTANCE, HttpClient, signTestToken, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+
+const GIB = 1024 ** 3;
+
+/** A plain instance whose user_data leaves a writer behind: once `volumes/<id>` appears, it writes a file there, as the instance's user. */
+function writerUserData(volumeId: string, marker: string): string {
+  return `#!/bin/sh
+( while [ ! -d "volumes/${volumeId}" ]; do sleep 0.1; done
+  echo "${marker}" > "volumes/${volumeId}/hello.txt" ) > /dev/null 2>&1 &
+exit 0
+`;
+}
+
+describe('volumes', () => {
+  let stack: TestStack;
+  let db: DataSource;
+  let owner: Tenant;
+  let other: Tenant;
+  let api: HttpClient;
+  let cloud: HttpClient;
+  let instancesDir: string;
+  let volumesDir: string;
+
+  const listed = async (id: string) => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.id === id);
+  const waitStatus = (id: string, status: string, timeoutMs = 30_000) =>
+    waitFor(`volume ${id} to be ${status}`, async () => {
+      const v = await listed(id);
+      return v?.status === status ? v : undefined;
+    }, { timeoutMs, intervalMs: 100 });
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    db = await testDataSource();
+    owner = await createTenant(db);
+    other = await createTenant(db);
+    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    cloud = stack.http.with({ authorization: `Bearer ${owner.token}` });
+    instancesDir = join(stack.env.DATA_DIR, 'instances');
+    volumesDir = join(stack.env.DATA_DIR, 'volumes');
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+  });
+
+  it('creates a volume backed by a file of the requested size, lists it, deletes it', async () => {
+    const created = await cloud.post('/api/cloud/volumes/create', { name: 'scratch', size: 2, description: 'temp' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      name: 'scratch',
+      description: 'temp',
+      size: 2,
+      status: 'creating',
+      status_reason: null,
+      attachments: [],
+      project_id: owner.projectId,
+      user_id: owner.userId,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    await waitStatus(created.body.id, 'available');
+    expect(statSync(join(volumesDir, created.body.id, 'disk.img')).size).toBe(2 * GIB);
+
+    const deleted = await cloud.delete(`/api/cloud/volumes/delete/${created.body.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ message: 'Volume deleted successfully' });
+    await waitFor('the volume to leave the list', async () => !(await listed(created.body.id)));
+    expect(existsSync(join(volumesDir, created.body.id))).toBe(false);
+  });
+
+  it('keeps a file written inside an instance across detach and re-attach to another instance', async () => {
+    const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'data', size: 1 })).body;
+    await waitStatus(volume.id, 'available');
+    const [a, b] = await Promise.all([
+      api.post('/v1/instances', { name: 'vol-a', ...DEMO_INSTANCE, image_id: 'plain', user_data: writerUserData(volume.id, 'written by a') }),
+      api.post('/v1/instances', { name: 'vol-b', ...DEMO_INSTANCE, image_id: 'plain' }),
+    ]);
+    await Promise.all([waitForInstance(api, a.body.id), waitForInstance(api, b.body.id)]);
+
+    const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: a.body.id });
+    expect(attached.status).toBe(200);
+    expect(attached.body).toEqual({
+      attachment_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      volume_id: volume.id,
+      instance_id: a.body.id,
+      status: 'attaching',
+      mountpoint: `volumes/${volume.id}`,
+    });
+    const inUse = await waitStatus(volume.id, 'in-use');
+    expect(inUse.attachments).toEqual([
+      { attachment_id: attached.body.attachment_id, instance_id: a.body.id, mountpoint: `volumes/${volume.id}`, attached_at: expect.any(String) },
+    ]);
+
+    // The instance's own process wrote the file, in its working directory.
+    const inA = join(instancesDir, a.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+    await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 10_000 });
+    expect(readFileSync(inA, 'utf8').trim()).toBe('written by a');
+
+    // Attaching an attached volume: 409, nothing changed.
+    const twice = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
+    expect(twice.status).toBe(409);
+    // Deleting it while in use: 409.
+    expect((await cloud.delete(`/api/cloud/volumes/delete/${volume.id}`)).status).toBe(409);
+    // Detaching with another attachment id: 400.
+    const wrong = await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: '00000000-0000-4000-8000-000000000000' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.message).toContain('attachment_id');
+    expect((await listed(volume.id)).status).toBe('in-use');
+
+    const detached = await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id });
+    expect(detached.status).toBe(200);
+    expect(detached.body).toMatchObject({ volume_id: volume.id, attachment_id: attached.body.attachment_id, status: 'detaching' });
+    const available = await waitStatus(volume.id, 'available');
+    expect(available.attachments).toEqual([]);
+    expect(() => lstatSync(join(instancesDir, a.body.id, 'home', 'volumes', volume.id))).toThrow();
+    expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(409);
+
+    const again = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
+    expect(again.status).toBe(200);
+    expect(again.body.attachment_id).not.toBe(attached.body.attachment_id);
+    await waitStatus(volume.id, 'in-use');
+    const inB = join(instancesDir, b.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+    expect(readFileSync(inB, 'utf8').trim()).toBe('written by a');
+  });
+
+  it('POST /v1/instances with volume creates and attaches one', async () => {
+    const created = await api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
+    expect(created.status).toBe(202);
+    await waitForInstance(api, created.body.id);
+    const volume = await waitFor('the volume to be attached', async () => {
+      const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
+      const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
+      return v?.status === 'in-use' ? v : undefined;
+    }, { timeoutMs: 30_000 });
+    expect(volume).toMatchObject({ name: 'boot-data', size: 1 });
+    expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true);
+
+    // Deleting the instance releases the attachment.
+    expect((await api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
+    const released = await waitStatus(volume.id, 'available', 30_000);
+    expect(released.attachments).toEqual([]);
+  });
+
+  describe('refusals', () => {
+    let mine: any;
+    let theirs: any;
+    let theirInstance: string;
+    let myInstance: string;
+
+    beforeAll(async () => {
+      const intruder = stack.http.with({ authorization: `Bearer ${other.token}` });
+      mine = (await cloud.post('/api/cloud/volumes/create', { name: 'mine', size: 1 })).body;
+      theirs = (await intruder.post('/api/cloud/volumes/create', { name: 'theirs', size: 1 })).body;
+      theirInstance = (await stack.http.with({ 'x-api-key': other.apiKey }).post('/v1/instances', { name: 'their-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      myInstance = (await api.post('/v1/instances', { name: 'my-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      await waitStatus(mine.id, 'available');
+    });
+
+    it.each([
+      ['create', 'post', '/api/cloud/volumes/create'],
+      ['list', 'get', '/api/cloud/volumes/list'],
+      ['delete', 'delete', '/api/cloud/volumes/delete/x'],
+      ['attach', 'post', '/api/cloud/volumes/attach'],
+      ['detach', 'post', '/api/cloud/volumes/detach'],
+    ] as const)('401 without a token: %s', async (_l, method, path) => {
+      const res = await (stack.http as any)[method](path, method === 'post' ? {} : undefined);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    });
+
+    it('401 with an expired token', async () => {
+      const res = await stack.http.get('/api/cloud/volumes/list', { authorization: `Bearer ${signTestToken({ project_id: owner.projectId, sub: 'u' }, { expiresIn: -10 })}` });
+      expect(res.status).toBe(401);
+    });
+
+    it("lists only the caller's project", async () => {
+      const list = (await cloud.get('/api/cloud/volumes/list')).body as any[];
+      expect(list.map((v) => v.id)).toContain(mine.id);
+      expect(list.map((v) => v.id)).not.toContain(theirs.id);
+      expect(list.every((v) => v.project_id === owner.projectId)).toBe(true);
+    });
+
+    it("403 for another project's volume or instance, nothing changed", async () => {
+      expect((await cloud.delete(`/api/cloud/volumes/delete/${theirs.id}`)).status).toBe(403);
+      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: theirs.id, instance_id: myInstance })).status).toBe(403);
+      const foreignInstance = await cloud.post('/api/cloud/volumes/attach', { volume_id: mine.id, instance_id: theirInstance });
+      expect(foreignInstance.status).toBe(403);
+      expect(foreignInstance.body.error.code).toBe('forbidden');
+      expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: theirs.id, attachment_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(403);
+      const rows = await db.getRepository(Volume).findBy([{ id: mine.id }, { id: theirs.id }]);
+      expect(rows.map((r) => r.instanceId)).toEqual([null, null]);
+      expect(rows.find((r) => r.id === theirs.id)!.status).not.toBe('deleting');
+    });
+
+    it('404 for a volume or instance that does not exist', async () => {
+      expect((await cloud.delete('/api/cloud/volumes/delete/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+      expect((await cloud.delete('/api/cloud/volumes/delete/not-an-id')).status).toBe(404);
+      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: mine.id, instance_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
+      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: '00000000-0000-4000-8000-000000000000', instance_id: myInstance })).status).toBe(404);
+    });
+
+    it('409 for detaching a volume that is not attached', async () => {
+      const res = await cloud.post('/api/cloud/volumes/detach', { volume_id: mine.id, attachment_id: '00000000-0000-4000-8000-000000000000' });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('conflict');
+    });
+
+    const createCases: Array<[string, Record<string, unknown>, string]> = [
+      ['missing name', { size: 1 }, 'name: is required'],
+      ['missing size', { name: 'x' }, 'size: is required'],
+      ['size as string', { name: 'x', size: '1' }, 'size: must be an integer'],
+      ['size fractional', { name: 'x', size: 1.5 }, 'size: must be an integer'],
+      ['size zero', { name: 'x', size: 0 }, 'size: must not be less than 1'],
+      ['size over the limit', { name: 'x', size: 5000 }, 'size: must not be greater than 1024'],
+      ['name not a string', { name: 7, size: 1 }, 'name: must be a string'],
+      ['description not a string', { name: 'x', size: 1, description: [] }, 'description: must be a string'],
+      ['owner field', { name: 'x', size: 1, project_id: 'p' }, 'project_id: property project_id should not exist'],
+    ];
+    it.each(createCases)('400 on create: %s', async (_l, body, message) => {
+      const before = await db.getRepository(Volume).count();
+      const res = await cloud.post('/api/cloud/volumes/create', JSON.stringify(body));
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+      expect(await db.getRepository(Volume).count()).toBe(before);
+    });
+
+    it.each([
+      ['attach without instance_id', '/api/cloud/volumes/attach', { volume_id: 'x' }, 'instance_id: is required'],
+      ['attach without volume_id', '/api/cloud/volumes/attach', { instance_id: 'x' }, 'volume_id: is required'],
+      ['detach without attachment_id', '/api/cloud/volumes/detach', { volume_id: 'x' }, 'attachment_id: is required'],
+      ['detach with a number', '/api/cloud/volumes/detach', { volume_id: 'x', attachment_id: 5 }, 'attachment_id: must be a string'],
+    ])('400 on %s', async (_l, path, body, message) => {
+      const res = await cloud.post(path, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+    });
+
+    it('400 on POST /v1/instances with a volume over the size limit', async () => {
+      const res = await api.post('/v1/instances', { name: 'big', ...DEMO_INSTANCE, volume: { name: 'big', size: 5000 } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain('volume.size: must not be greater than 1024');
+    });
+  });
+});
