@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
@@ -18,6 +20,22 @@ function findRepoRoot(from: string): string {
 }
 
 /**
+ * `.data/test` in the repository, unless the unprivileged run user could not
+ * reach it there (a checkout under a private home folder): then a folder of
+ * this checkout's own under the system's temporary folder.
+ */
+function testDataDir(suffix: string): string {
+  if (reachableByOthers(REPO_ROOT)) return join(REPO_ROOT, '.data', `test${suffix}`);
+  const checkout = createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 8);
+  return join(tmpdir(), `stratus-test-${checkout}${suffix}`);
+}
+
+function reachableByOthers(dir: string): boolean {
+  for (let d = dir; d !== dirname(d); d = dirname(d)) if ((statSync(d).mode & 0o001) === 0) return false;
+  return true;
+}
+
+/**
  * The environment every test process runs with: its own database, queue
  * prefix, data folder and loopback block, so a test run never touches a
  * development installation on the same machine.
@@ -31,7 +49,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix.replace('-', '_')}`,
     REDIS_URL: 'redis://127.0.0.1:6379',
     QUEUE_PREFIX: `stratus-test${suffix}`,
-    DATA_DIR: join(REPO_ROOT, '.data', `test${suffix}`),
+    DATA_DIR: testDataDir(suffix),
     LOCAL_ADDRESS_POOL: `127.${78 + slot}.0.0/16`,
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
     GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
