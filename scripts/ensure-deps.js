@@ -8,8 +8,11 @@ const root = join(__dirname, '..');
 const marker = join(root, 'node_modules', '.package-lock.json');
 const lock = join(root, 'package-lock.json');
 if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
-  console.log('[stratus] installing dependencies (npm ci)...');
-  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  // `npm install`, not `npm ci`: npm 11's ci refuses a lockfile that lists
+  // only this platform's optional binaries (swc, msgpackr), while install
+  // follows the same lockfile without complaint.
+  console.log('[stratus] installing dependencies (npm install)...');
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
 
 // Debian packages the local provider's managed databases run (Redis,
