@@ -40,13 +40,14 @@ import { leaseAddress } from '../libs/core/src/addresses/address-pool';
 import { refreshInstanceDomains } from '../libs/core/src/dns/instance-domains';
 import { notifyEdge } from '../libs/core/src/edge/edge-channel';
 import { ApiKeyHasher } from '../libs/core/src/secrets/api-key';
+import { API_KEY_CACHE_TTL_MS } from '../libs/core/src/projects/projects.service';
 import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, resourceJobId } from '../libs/queue/src/job-catalog';
 
 const SQL = {
   apiKeyByKeyId:
     'SELECT "ApiKey"."id" AS "ApiKey_id", "ApiKey"."key_id" AS "ApiKey_key_id", "ApiKey"."secret_hash" AS "ApiKey_secret_hash", "ApiKey"."project_id" AS "ApiKey_project_id", "ApiKey"."user_id" AS "ApiKey_user_id", "ApiKey"."label" AS "ApiKey_label", "ApiKey"."created_at" AS "ApiKey_created_at", "ApiKey"."revoked_at" AS "ApiKey_revoked_at" FROM "api_keys" "ApiKey" WHERE (("ApiKey"."key_id" = $1)) LIMIT 1',
   flavorsFirstPage:
-    'SELECT "r"."id" AS "r_id", "r"."name" AS "r_name", "r"."vcpus" AS "r_vcpus", "r"."ram_mb" AS "r_ram_mb", "r"."disk_gb" AS "r_disk_gb" FROM "flavors" "r" ORDER BY "r"."id" ASC LIMIT 21',
+    'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE ($1::text IS NULL OR "id" > $1) ORDER BY "id" LIMIT $2',
   imageById:
     'SELECT "Image"."id" AS "Image_id", "Image"."name" AS "Image_name", "Image"."description" AS "Image_description" FROM "images" "Image" WHERE (("Image"."id" = $1)) LIMIT 1',
   flavorByIdOrName:
@@ -96,9 +97,17 @@ async function one<T = Record<string, any>>(sql: string, params: unknown[] = [])
   return (await pool.query(sql, params)).rows[0] as T | undefined;
 }
 
+// The same verified-key cache as ProjectsService (TTL API_KEY_CACHE_TTL_MS, HMAC still checked every
+// time), so both servers do the same database work per request.
+const verified = new Map<string, { row: any; expiresAt: number }>();
+
 async function authenticate(presented: unknown, reply: FastifyReply): Promise<Principal | null> {
   const parsed = typeof presented === 'string' ? ApiKeyHasher.parse(presented) : null;
-  const row = parsed ? await one(SQL.apiKeyByKeyId, [parsed.keyId]) : undefined;
+  let row = parsed ? verified.get(parsed.keyId)?.row : undefined;
+  if (parsed && (!row || verified.get(parsed.keyId)!.expiresAt <= Date.now())) {
+    row = await one(SQL.apiKeyByKeyId, [parsed.keyId]);
+    if (row && !row.ApiKey_revoked_at) verified.set(parsed.keyId, { row, expiresAt: Date.now() + API_KEY_CACHE_TTL_MS });
+  }
   if (!parsed || !row || row.ApiKey_revoked_at || !hasher.verify(parsed.secret, row.ApiKey_secret_hash)) {
     reply.code(401).send({ error: { code: 'unauthorized', message: 'invalid API key' } });
     return null;
@@ -114,13 +123,13 @@ const app = Fastify({ logger: false });
 
 app.get('/v1/flavors', async (req, reply) => {
   if (!(await authenticate(req.headers['x-api-key'], reply))) return reply;
-  const rows = (await pool.query(SQL.flavorsFirstPage)).rows;
   const limit = 20;
+  const rows = (await pool.query(SQL.flavorsFirstPage, [null, limit + 1])).rows;
   const items = rows.slice(0, limit);
   const more = rows.length > limit;
   return {
-    items: items.map((f) => ({ id: f.r_id, name: f.r_name, vcpus: f.r_vcpus, ram_mb: f.r_ram_mb, disk_gb: f.r_disk_gb })),
-    next_cursor: more ? Buffer.from(JSON.stringify({ k: items[items.length - 1].r_id })).toString('base64url') : null,
+    items: items.map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ram_mb: f.ramMb, disk_gb: f.diskGb })),
+    next_cursor: more ? Buffer.from(JSON.stringify({ k: items[items.length - 1].id })).toString('base64url') : null,
   };
 });
 

@@ -1,6 +1,6 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
 import { Flavor, Image, Keypair, Network, SecurityGroup } from '@stratus/core';
-import { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { DataSource, ObjectLiteral } from 'typeorm';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
 
 const DEFAULT_LIMIT = 20;
@@ -78,6 +78,11 @@ export class CatalogService {
     return row;
   }
 
+  /**
+   * One keyset page. Lookups are the hottest read of the API, so the SQL is
+   * built once per entity from its metadata and sent as is, without the
+   * query builder; columns come back under their property names.
+   */
   private async page<E extends ObjectLiteral, T>(
     entity: new () => E,
     key: keyof E & string,
@@ -86,9 +91,21 @@ export class CatalogService {
   ): Promise<Page<T>> {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
-    let qb: SelectQueryBuilder<E> = this.dataSource.getRepository(entity).createQueryBuilder('r');
-    if (after !== null) qb = qb.where(`r.${key} > :after`, { after });
-    const rows = await qb.orderBy(`r.${key}`, 'ASC').limit(limit + 1).getMany();
+    const rows: E[] = await this.dataSource.query(this.pageSql(entity, key), [after, limit + 1]);
     return toPage(rows, limit, (r) => String(r[key]), present);
+  }
+
+  private readonly pageSqls = new Map<Function, string>();
+
+  private pageSql(entity: Function, key: string): string {
+    let sql = this.pageSqls.get(entity);
+    if (!sql) {
+      const meta = this.dataSource.getMetadata(entity);
+      const columns = meta.columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`).join(', ');
+      const keyColumn = meta.findColumnWithPropertyName(key)!.databaseName;
+      sql = `SELECT ${columns} FROM "${meta.tableName}" WHERE ($1::text IS NULL OR "${keyColumn}" > $1) ORDER BY "${keyColumn}" LIMIT $2`;
+      this.pageSqls.set(entity, sql);
+    }
+    return sql;
   }
 }
