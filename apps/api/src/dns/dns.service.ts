@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, ForbiddenException, Injectable,
 import { AppConfig, Instance, isHostname, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../gateway/gateway.service';
+import { isUniqueViolation } from '../http/unique-violation';
 import { CreateProxyHostDto, ProxyHostUpdateFields, UpdateDnsDto } from './dns.dto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

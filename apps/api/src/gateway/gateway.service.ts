@@ -2,7 +2,8 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException, 
 import { AppConfig, Certificate, checkTargetIp, EdgeNode, GatewayRoute, notifyEdge, Principal } from '@stratus/core';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../http/unique-violation';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
 
 const BIND_POLL_MS = 20;
@@ -147,10 +148,6 @@ export class GatewayService {
       await notifyEdge(m, 'routes');
     });
   }
-}
-
-export function isUniqueViolation(err: unknown): boolean {
-  return err instanceof QueryFailedError && (err.driverError as { code?: string } | undefined)?.code === '23505';
 }
 
 function canBind(host: string, port: number): Promise<boolean> {
