@@ -17,6 +17,7 @@ import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../catalog/catalog.service';
+import { isUniqueViolation } from '../http/unique-violation';
 import { DatabaseRequest } from './managed-database-fields.dto';
 
 /** What each engine is called in messages. */
@@ -31,8 +32,6 @@ export interface CreatedDatabase {
   /** Plaintext, for the create response only. */
   password: string;
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * The three managed database collections share one life: validate, store
@@ -49,16 +48,18 @@ export class DatabasesService {
   ) {}
 
   async create(engine: DatabaseEngine, req: DatabaseRequest, principal: Principal): Promise<CreatedDatabase> {
-    const [flavor, network] = await Promise.all([
+    const password = req.password ?? generateDatabasePassword();
+    // The lookups, the name check and the verifier are independent: one round of waiting, not five.
+    // Failures are reported in this order whatever finishes first.
+    const [flavor, network, , securityGroupIds, nameTaken, passwordVerifier] = await allInOrder([
       this.catalog.requireFlavor(req.flavorId, 'flavor_id'),
       this.catalog.requireNetwork(req.networkId, 'network_id'),
       this.catalog.requireKeypair(req.keypairName, 'keypair_name'),
+      this.catalog.requireSecurityGroups(undefined, req.securityGroupNames),
+      this.liveNameTaken(engine, req.name, principal),
+      engine === 'postgres' ? scramSha256Verifier(password) : Promise.resolve(sha256Hex(password)),
     ]);
-    const securityGroupIds = await this.catalog.requireSecurityGroups(undefined, req.securityGroupNames);
-    if (await this.liveNameTaken(engine, req.name, principal)) throw this.nameConflict(engine, req.name);
-
-    const password = req.password ?? generateDatabasePassword();
-    const passwordVerifier = engine === 'postgres' ? await scramSha256Verifier(password) : sha256Hex(password);
+    if (nameTaken) throw this.nameConflict(engine, req.name);
 
     try {
       const [row, entry] = await this.dataSource.transaction(async (manager) => {
@@ -98,7 +99,7 @@ export class DatabasesService {
       return { row, password };
     } catch (err) {
       // Two creates of one name at once: the partial unique index decides.
-      if (err?.code === UNIQUE_VIOLATION && String(err?.constraint).includes('live_name')) throw this.nameConflict(engine, req.name);
+      if (isUniqueViolation(err, 'live_name')) throw this.nameConflict(engine, req.name);
       throw err;
     }
   }
@@ -146,4 +147,11 @@ export class DatabasesService {
   private nameConflict(engine: DatabaseEngine, name: string): ConflictException {
     return new ConflictException(`name: a ${ENGINE_NOUN[engine]} named "${name}" already exists in this project`);
   }
+}
+
+/** Runs `promises` together; throws the first failure in list order (not in time), so errors are deterministic. */
+async function allInOrder<T extends readonly unknown[]>(promises: readonly [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

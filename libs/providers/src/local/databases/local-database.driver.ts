@@ -21,6 +21,12 @@ export interface LocalDatabaseOptions {
 }
 
 const POLL_MS = 10;
+/**
+ * Readiness is probed every READY_POLL_MIN_MS at first (a probe is one local
+ * connect; Redis is up a few ms after spawn, so a 10 ms step was up to half
+ * its start), backing off to POLL_MS for slow starters.
+ */
+const READY_POLL_MIN_MS = 2;
 const STOP_GRACE_MS = 10_000;
 const LAID_OUT = 'laid-out';
 
@@ -143,12 +149,14 @@ export class LocalDatabaseDriver implements DatabaseDriver {
 
   private async waitUntilUp(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths, pid: number): Promise<void> {
     const deadline = Date.now() + this.opts.startTimeoutMs;
+    let interval = READY_POLL_MIN_MS;
     while (Date.now() < deadline) {
       if (!isAlive(readStat(pid))) {
         throw new DriverError('invalid', `${spec.engine} server exited while starting; last output: ${this.tail(paths)}`);
       }
       if (await engine.probe(spec, paths).catch(() => false)) return;
-      await sleep(POLL_MS);
+      await sleep(interval);
+      interval = Math.min(POLL_MS, interval + 1);
     }
     throw new DriverError('invalid', `${spec.engine} server did not accept connections within ${this.opts.startTimeoutMs} ms; last output: ${this.tail(paths)}`);
   }
