@@ -38,6 +38,11 @@ const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> &
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 5);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
+// Worker processes/threads of every proxy under test: the edge's cluster
+// workers, HAProxy's nbthread and nginx's worker_processes are all set to
+// this, so the comparison is like for like.
+const SLICES = Number(process.env.BENCH_SLICES || 4);
+const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
 
 const log = (m: string) => process.stderr.write(`[bench:edge] ${m}\n`);
@@ -71,12 +76,44 @@ async function load(url: string, mode: Mode, host: string | undefined, seconds: 
   return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers, timeout: 10 });
 }
 
-async function measure(name: string, url: string, mode: Mode, host?: string): Promise<Measured> {
-  await load(url, mode, host, WARMUP_S);
-  const r = await load(url, mode, host, DURATION_S);
-  const m = { rps: round(r.requests.average, 0), p99_ms: round(r.latency.p99), errors: r.errors, non_2xx: r.non2xx };
-  log(`${name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
-  return m;
+interface Path {
+  name: string;
+  url: string;
+  host?: string;
+}
+
+/**
+ * Measures the paths of one group in alternating slices (a, b, c, a, b, c,
+ * ...), SLICES per path, DURATION_S in all per path: load from elsewhere on
+ * a shared machine then falls on every path alike instead of on whichever
+ * ran during it. rps = completed requests over the slices' time; p99 = the
+ * highest slice p99.
+ */
+async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Record<string, Measured>> {
+  const keys = Object.keys(paths);
+  for (const k of keys) await load(paths[k].url, mode, paths[k].host, WARMUP_S);
+  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number }> = {};
+  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0 };
+  const slice = DURATION_S / SLICES;
+  for (let i = 0; i < SLICES; i++) {
+    for (const k of i % 2 ? [...keys].reverse() : keys) {
+      const r = await load(paths[k].url, mode, paths[k].host, slice);
+      const a = acc[k];
+      a.requests += r.requests.total;
+      a.seconds += slice;
+      a.p99 = Math.max(a.p99, r.latency.p99);
+      a.errors += r.errors;
+      a.non_2xx += r.non2xx;
+    }
+  }
+  const out: Record<string, Measured> = {};
+  for (const k of keys) {
+    const a = acc[k];
+    const m = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx };
+    log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
+    out[k] = m;
+  }
+  return out;
 }
 
 function startDaemon(cmd: string, args: string[]): ChildProcess {
@@ -102,7 +139,7 @@ async function main(): Promise<void> {
   ensureInstalled();
   log(`slot ${process.env.STRATUS_TEST_SLOT}: resetting the test installation`);
   await resetTestInstallation();
-  const stack = await TestStack.start({ LOG_LEVEL: 'warn' }, ['api', 'worker', 'edge']);
+  const stack = await TestStack.start({ LOG_LEVEL: 'warn', EDGE_WORKERS: String(PROXY_WORKERS) }, ['api', 'worker', 'edge']);
   const daemons: ChildProcess[] = [];
   const db = await testDataSource();
   try {
@@ -126,7 +163,7 @@ async function main(): Promise<void> {
       join(dir, 'haproxy.cfg'),
       `global
   maxconn 4096
-  nbthread 2
+  nbthread ${PROXY_WORKERS}
 defaults
   timeout connect 5s
   timeout client 60s
@@ -151,7 +188,7 @@ backend http_out
     );
     writeFileSync(
       join(dir, 'nginx.conf'),
-      `worker_processes 2;
+      `worker_processes ${PROXY_WORKERS};
 daemon off;
 pid ${dir}/nginx.pid;
 error_log stderr error;
@@ -183,17 +220,23 @@ http {
 
     const result: Record<string, Record<Mode, Record<string, Measured>>> = { tcp: {} as never, http: {} as never };
     for (const mode of ['keepalive', 'new_connection'] as Mode[]) {
-      result.tcp[mode] = {
-        direct: await measure('tcp direct', `http://${ip}:3000/`, mode),
-        edge: await measure('tcp edge route', `http://127.0.0.1:${routePort}/`, mode),
-        haproxy: await measure('tcp haproxy', `http://127.0.0.1:${haTcp}/`, mode),
-      };
-      result.http[mode] = {
-        direct: await measure('http direct', `http://${ip}:3000/`, mode, 'bench.localhost'),
-        edge: await measure('http edge host', `http://127.0.0.1:${edgeHttp}/`, mode, 'bench.localhost'),
-        haproxy: await measure('http haproxy', `http://127.0.0.1:${haHttp}/`, mode, 'bench.localhost'),
-        nginx: await measure('http nginx', `http://127.0.0.1:${nginxHttp}/`, mode, 'bench.localhost'),
-      };
+      result.tcp[mode] = await measureGroup(
+        {
+          direct: { name: 'tcp direct', url: `http://${ip}:3000/` },
+          edge: { name: 'tcp edge route', url: `http://127.0.0.1:${routePort}/` },
+          haproxy: { name: 'tcp haproxy', url: `http://127.0.0.1:${haTcp}/` },
+        },
+        mode,
+      );
+      result.http[mode] = await measureGroup(
+        {
+          direct: { name: 'http direct', url: `http://${ip}:3000/`, host: 'bench.localhost' },
+          edge: { name: 'http edge host', url: `http://127.0.0.1:${edgeHttp}/`, host: 'bench.localhost' },
+          haproxy: { name: 'http haproxy', url: `http://127.0.0.1:${haHttp}/`, host: 'bench.localhost' },
+          nginx: { name: 'http nginx', url: `http://127.0.0.1:${nginxHttp}/`, host: 'bench.localhost' },
+        },
+        mode,
+      );
     }
     const ratio = (a: Measured, b: Measured) => round(a.rps / b.rps);
     const ratios = {
@@ -210,7 +253,10 @@ http {
       bench: 'edge',
       connections: CONNECTIONS,
       duration_s: DURATION_S,
+      slices: SLICES,
       edge_workers: Number(stack.env.EDGE_WORKERS),
+      haproxy_threads: PROXY_WORKERS,
+      nginx_workers: PROXY_WORKERS,
       results: result,
       ratios,
       targets: {

@@ -1,4 +1,5 @@
 import { createTenant, DEMO_INSTANCE, HttpClient, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { request as httpRequest } from 'node:http';
 import { request } from 'undici';
 import { DataSource } from 'typeorm';
 
@@ -56,6 +57,22 @@ describe('DNS proxy hosts through the edge', () => {
     expect(res.body.instance).toBe(web.id);
     // Host matching ignores case, port and a trailing dot.
     expect((await viaEdge(`WEB-DNS.localhost.:${edgePort}`)).body.instance).toBe(web.id);
+  });
+
+  it('forwards an upload that asks for 100-continue (as curl does above 1 MB)', async () => {
+    const body = Buffer.alloc(2 * 1024 * 1024, 'x');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port: edgePort, method: 'POST', path: '/', headers: { host: 'web-dns.localhost', expect: '100-continue', 'content-length': body.length } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('continue', () => req.end(body));
+      req.on('error', reject);
+    });
+    expect(status).toBe(200);
   });
 
   it('without dname a name is generated from the instance name and id', async () => {

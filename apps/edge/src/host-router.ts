@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Pool } from 'undici';
 import { HostSpec } from './edge.messages';
 
@@ -84,14 +84,16 @@ export class HostRouter {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    const name = hostOf(req.headers.host);
-    if (!name) return fail(res, 400, 'bad_request', 'the request has no Host header');
-    const target = this.hosts.get(name);
-    if (!target) return fail(res, 404, 'not_found', `no proxy host ${name}`);
-    const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+    // One pass over the raw header list: the forwarded list and the few
+    // headers routing needs, without building `req.headers` (an object Node
+    // only makes when asked for).
+    const f = forwardHeaders(req);
+    if (f.host === null) return fail(res, 400, 'bad_request', 'the request has no Host header');
+    const target = this.hosts.get(f.host);
+    if (!target) return fail(res, 404, 'not_found', `no proxy host ${f.host}`);
     this.pool(target.origin).dispatch(
-      { method: req.method as 'GET', path: req.url ?? '/', headers: forwardHeaders(req), body: hasBody ? req : null },
-      new ResponseRelay(res, name) as unknown as Parameters<Pool["dispatch"]>[1],
+      { method: req.method as 'GET', path: req.url ?? '/', headers: f.headers, body: f.hasBody ? req : null },
+      new ResponseRelay(res, f.host) as unknown as Parameters<Pool['dispatch']>[1],
     );
   }
 }
@@ -177,19 +179,77 @@ export function hostOf(header: string | undefined): string | null {
   return h || null;
 }
 
-function forwardHeaders(req: IncomingMessage): IncomingHttpHeaders {
-  const out: IncomingHttpHeaders = {};
-  const listed = typeof req.headers.connection === 'string' ? req.headers.connection.toLowerCase().split(',').map((s) => s.trim()) : [];
-  for (const k in req.headers) {
-    if (HOP_BY_HOP.has(k) || listed.includes(k)) continue;
-    out[k] = req.headers[k];
+interface Forward {
+  /** Routing name (see hostOf), null when the request has no Host header. */
+  host: string | null;
+  /** Flat [name, value, ...] list for undici: end-to-end headers and x-forwarded-*. */
+  headers: string[];
+  hasBody: boolean;
+}
+
+/**
+ * The request headers to forward, built from `req.rawHeaders` in one pass:
+ * hop-by-hop headers and those named in Connection are dropped,
+ * x-forwarded-for gets the peer appended, x-forwarded-proto/-host are set
+ * (client values replaced).
+ */
+function forwardHeaders(req: IncomingMessage): Forward {
+  const raw = req.rawHeaders;
+  const headers: string[] = [];
+  let host: string | undefined;
+  let prior: string | undefined;
+  let connection: string | undefined;
+  let contentLength: string | undefined;
+  let chunked = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i];
+    const lower = key.toLowerCase();
+    switch (lower) {
+      case 'host':
+        if (host === undefined) host = raw[i + 1];
+        break;
+      case 'content-length':
+        contentLength = raw[i + 1];
+        break;
+      case 'transfer-encoding':
+        chunked = true;
+        continue;
+      case 'connection':
+        connection = connection === undefined ? raw[i + 1] : `${connection}, ${raw[i + 1]}`;
+        continue;
+      case 'x-forwarded-for':
+        prior = prior === undefined ? raw[i + 1] : `${prior}, ${raw[i + 1]}`;
+        continue;
+      case 'x-forwarded-proto':
+      case 'x-forwarded-host':
+        continue;
+      case 'expect':
+        // Node's server has already answered 100-continue to the client;
+        // undici refuses the header (NotSupportedError), which made every
+        // upload with Expect (curl does it above 1 MB) a 502.
+        continue;
+      default:
+        if (HOP_BY_HOP.has(lower)) continue;
+    }
+    headers.push(key, raw[i + 1]);
   }
+  if (connection !== undefined) dropListed(headers, connection);
   const peer = req.socket.remoteAddress ?? '';
-  const prior = req.headers['x-forwarded-for'];
-  out['x-forwarded-for'] = prior ? `${prior}, ${peer}` : peer;
-  out['x-forwarded-proto'] = 'http';
-  out['x-forwarded-host'] = req.headers.host;
-  return out;
+  headers.push('x-forwarded-for', prior ? `${prior}, ${peer}` : peer, 'x-forwarded-proto', 'http');
+  if (host !== undefined) headers.push('x-forwarded-host', host);
+  return {
+    host: hostOf(host),
+    headers,
+    hasBody: contentLength !== undefined ? contentLength !== '0' : chunked,
+  };
+}
+
+/** Removes the headers a Connection header names (RFC 9110 7.6.1). */
+function dropListed(headers: string[], connection: string): void {
+  const listed = connection.toLowerCase().split(',').map((s) => s.trim());
+  for (let i = headers.length - 2; i >= 0; i -= 2) {
+    if (listed.includes(headers[i].toLowerCase())) headers.splice(i, 2);
+  }
 }
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {
