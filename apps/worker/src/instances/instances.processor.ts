@@ -66,16 +66,19 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       (reason) =>
         compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { status_reason: reason }),
     );
-    const moved = await compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, {
-      status_reason: null,
+    // One transaction, so nobody sees ACTIVE without its limits. The limits are
+    // merged in SQL, not copied from `row`: metadata may have changed during
+    // the build (proxy hosts, update-dns).
+    const moved = await this.dataSource.transaction(async (manager) => {
+      const ok = await compareAndSet(manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, { status_reason: null });
+      if (ok) {
+        await manager.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [
+          id,
+          observed.limits,
+        ]);
+      }
+      return ok;
     });
-    // Merged in SQL, not copied from `row`: metadata may have changed during the build (proxy hosts, update-dns).
-    if (moved) {
-      await this.dataSource.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [
-        id,
-        observed.limits,
-      ]);
-    }
     if (moved) this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
     else await this.reconciler.removeIfUnwanted(id);
   }
