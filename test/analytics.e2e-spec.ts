@@ -1,13 +1,13 @@
 import { ManagedDatabase } from '@stratus/core';
 import {
-  createTenant,
+  createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
   HttpClient,
-  recordIssuedPassword,
+  startSuite,
+  stopSuite,
   Tenant,
   TestStack,
-  testDataSource,
   waitForDatabase,
   waitForDatabaseGone,
 } from '@stratus/testing';
@@ -33,24 +33,12 @@ describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', 
   let api: HttpClient;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
-    db = await testDataSource();
-    owner = await createTenant(db);
-    other = await createTenant(db);
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    ({ stack, db, owner, other, api } = await startSuite());
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopSuite(stack, db));
 
-  async function create(body: Record<string, unknown>) {
-    const res = await api.post('/v1/analytics', { ...DB_PLACEMENT, ...body });
-    recordIssuedPassword(res.body?.db_password);
-    expect(res.status).toBe(202);
-    return res;
-  }
+  const create = (body: Record<string, unknown>) => createManaged(api, 'analytics', body);
 
   it('creates ClickHouse with db_name and db_user, serves HTTP on 8123, and refuses connections after delete', async () => {
     const created = await create({ name: 'events' });

@@ -1,14 +1,14 @@
 import { ManagedDatabase } from '@stratus/core';
 import {
-  createTenant,
+  createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
   HttpClient,
-  recordIssuedPassword,
+  startSuite,
+  stopSuite,
   tcpConnectOutcome,
   Tenant,
   TestStack,
-  testDataSource,
   waitForDatabase,
   waitForDatabaseGone,
 } from '@stratus/testing';
@@ -47,24 +47,12 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
   let api: HttpClient;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
-    db = await testDataSource();
-    owner = await createTenant(db);
-    other = await createTenant(db);
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    ({ stack, db, owner, other, api } = await startSuite());
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopSuite(stack, db));
 
-  async function create(body: Record<string, unknown>) {
-    const res = await api.post('/v1/cache', { ...DB_PLACEMENT, ...body });
-    recordIssuedPassword(res.body?.password);
-    expect(res.status).toBe(202);
-    return res;
-  }
+  const create = (body: Record<string, unknown>) => createManaged(api, 'cache', body);
 
   it('creates Redis 7, answers with the password once, serves it, and refuses connections after delete', async () => {
     const created = await create({ name: 'sessions' });

@@ -1,13 +1,14 @@
 import { ManagedDatabase } from '@stratus/core';
 import {
-  createTenant,
+  createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
   HttpClient,
   recordIssuedPassword,
+  startSuite,
+  stopSuite,
   Tenant,
   TestStack,
-  testDataSource,
   waitFor,
   waitForDatabase,
   waitForDatabaseGone,
@@ -27,24 +28,12 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
   let api: HttpClient;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
-    db = await testDataSource();
-    owner = await createTenant(db);
-    other = await createTenant(db);
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    ({ stack, db, owner, other, api } = await startSuite());
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopSuite(stack, db));
 
-  async function create(body: Record<string, unknown>) {
-    const res = await api.post('/v1/databases', { ...DB_PLACEMENT, ...body });
-    recordIssuedPassword(res.body?.db_password);
-    expect(res.status).toBe(202);
-    return res;
-  }
+  const create = (body: Record<string, unknown>) => createManaged(api, 'databases', body);
 
   async function connect(ready: any, password: string): Promise<Client> {
     const client = new Client({ host: ready.floating_ip, port: ready.port, user: ready.db_user, password, database: ready.db_name });

@@ -1,5 +1,15 @@
 import { Instance } from '@stratus/core';
-import { createTenant, DEMO_INSTANCE, HttpClient, instanceLeadersUnder, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import {
+  DEMO_INSTANCE,
+  HttpClient,
+  instanceLeadersUnder,
+  startSuite,
+  stopSuite,
+  Tenant,
+  TestStack,
+  waitFor,
+  waitForInstance,
+} from '@stratus/testing';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 
@@ -11,17 +21,10 @@ describe('compute instances on the local provider', () => {
   let api: HttpClient;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
-    db = await testDataSource();
-    owner = await createTenant(db);
-    other = await createTenant(db);
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    ({ stack, db, owner, other, api } = await startSuite());
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopSuite(stack, db));
 
   it('creates a demo instance that reaches ACTIVE and serves from inside', async () => {
     const created = await api.post('/v1/instances', { name: 'web-1', ...DEMO_INSTANCE });

@@ -1,5 +1,15 @@
 import { Volume } from '@stratus/core';
-import { createTenant, DEMO_INSTANCE, HttpClient, signTestToken, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import {
+  DEMO_INSTANCE,
+  HttpClient,
+  signTestToken,
+  startSuite,
+  stopSuite,
+  Tenant,
+  TestStack,
+  waitFor,
+  waitForInstance,
+} from '@stratus/testing';
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -33,20 +43,13 @@ describe('volumes', () => {
     }, { timeoutMs, intervalMs: 100 });
 
   beforeAll(async () => {
-    stack = await TestStack.start();
-    db = await testDataSource();
-    owner = await createTenant(db);
-    other = await createTenant(db);
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
+    ({ stack, db, owner, other, api } = await startSuite());
     cloud = stack.http.with({ authorization: `Bearer ${owner.token}` });
     instancesDir = join(stack.env.DATA_DIR, 'instances');
     volumesDir = join(stack.env.DATA_DIR, 'volumes');
   });
 
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-  });
+  afterAll(() => stopSuite(stack, db));
 
   it('creates a volume backed by a file of the requested size, lists it, deletes it', async () => {
     const created = await cloud.post('/api/cloud/volumes/create', { name: 'scratch', size: 2, description: 'temp' });

@@ -13,6 +13,17 @@ export const DB_PLACEMENT = { flavor_id: 'db.small', network_id: 'private', keyp
 /** The collection of each engine. */
 export type DatabaseCollection = 'databases' | 'cache' | 'analytics';
 
+/**
+ * POST /v1/<collection> with the catalog placement filled in; records the
+ * password it was issued (for the leak check) and insists on 202.
+ */
+export async function createManaged(client: HttpClient, collection: DatabaseCollection, body: Record<string, unknown>) {
+  const res = await client.post(`/v1/${collection}`, { ...DB_PLACEMENT, ...body });
+  recordIssuedPassword(res.body?.password ?? res.body?.db_password);
+  if (res.status !== 202) throw new Error(`POST /v1/${collection} answered ${res.status}: ${res.text}`);
+  return res;
+}
+
 /** Polls GET /v1/<collection>/:id until the status is one of `statuses`. */
 export async function waitForDatabase(
   client: HttpClient,

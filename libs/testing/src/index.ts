@@ -7,3 +7,4 @@ export * from './instances';
 export * from './processes';
 export * from './installation';
 export * from './databases';
+export * from './suite';
