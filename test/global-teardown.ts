@@ -6,7 +6,7 @@ import { join } from 'node:path';
 /** Instances and database servers the suites started do not outlive the run. */
 export default async function globalTeardown(): Promise<void> {
   const config = loadConfig(testEnv());
-  killInstancesUnder(join(config.DATA_DIR, 'instances'));
+  await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);
 }

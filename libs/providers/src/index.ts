@@ -13,3 +13,4 @@ export { localDatabaseDirs } from './local/databases/local-databases';
 export { buildTemplate } from './local/databases/postgres.engine';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
 export { scanMarkedLeaders } from './local/process-table';
+export { CgroupLimiter } from './local/cgroups';

@@ -17,7 +17,7 @@ import { testEnv } from './test-env';
  */
 export async function resetTestInstallation(): Promise<void> {
   const config = loadConfig(testEnv());
-  killInstancesUnder(join(config.DATA_DIR, 'instances'));
+  await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);
   rmSync(config.DATA_DIR, { recursive: true, force: true });

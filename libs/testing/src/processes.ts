@@ -1,5 +1,6 @@
-import { readlinkSync } from 'node:fs';
-import { INSTANCE_MARKER, mountpoints, scanMarkedLeaders } from '@stratus/providers';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CgroupLimiter, INSTANCE_MARKER, mountpoints, scanMarkedLeaders } from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
 
 /** Instance process-group leaders whose working folder is under `dir`, by instance id. */
@@ -24,9 +25,17 @@ export function markedLeadersUnder(marker: string, dir: string): Map<string, num
   return result;
 }
 
-/** Ends every instance process a test run left under `dir` (only ours: matched by folder). */
-export function killInstancesUnder(dir: string): number {
-  return killGroups([...instanceLeadersUnder(dir).values()].flat());
+/**
+ * Ends every instance process a test run left under `dir` (only ours: matched
+ * by folder) and, as a delete would, removes the instances' cgroups.
+ */
+export async function killInstancesUnder(dir: string): Promise<number> {
+  const killed = killGroups([...instanceLeadersUnder(dir).values()].flat());
+  // A killed group leaves its cgroups once the kernel has reaped it.
+  if (killed) await sleep(300);
+  const limiter = new CgroupLimiter();
+  for (const id of existsSync(dir) ? readdirSync(dir) : []) limiter.remove(id);
+  return killed;
 }
 
 /** SIGKILLs the process groups led by `pids`; returns how many were still there. */
