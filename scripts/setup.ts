@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { bootstrapFirstProject, loadConfig, migrate, syncCatalog } from '@stratus/core';
-import { LocalCatalog, LocalImages } from '@stratus/providers';
+import { bootstrapFirstProject, loadConfig } from '@stratus/core';
+import { prepareDatabase } from '@stratus/providers';
 
 /**
  * Everything `npm start` and the test suite need before the processes start:
@@ -8,10 +8,8 @@ import { LocalCatalog, LocalImages } from '@stratus/providers';
  */
 export async function setup(opts: { bootstrap: boolean }): Promise<void> {
   const config = loadConfig();
-  const dataSource = await migrate(config);
+  const dataSource = await prepareDatabase(config);
   try {
-    const catalog = await new LocalCatalog(new LocalImages(), config.LOCAL_ADDRESS_POOL).catalog();
-    await dataSource.transaction((m) => syncCatalog(m, catalog));
     if (opts.bootstrap) {
       const created = await bootstrapFirstProject(dataSource, config);
       if (created) {

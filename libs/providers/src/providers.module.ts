@@ -2,11 +2,11 @@ import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
 import { join } from 'node:path';
 import { CATALOG_DRIVER } from './catalog.driver';
+import { createCatalogDriver } from './catalog-setup';
 import { COMPUTE_DRIVER } from './compute.driver';
 import { DATABASE_DRIVER } from './databases.driver';
 import { createLocalDatabaseDriver } from './local/databases/local-databases';
 import { CgroupLimiter } from './local/cgroups';
-import { LocalCatalog } from './local/local-catalog';
 import { LocalComputeDriver } from './local/local-compute.driver';
 import { LocalImages } from './local/local-images';
 import { LocalVolumeDriver } from './local/local-volume.driver';
@@ -23,7 +23,7 @@ const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
     {
       provide: CATALOG_DRIVER,
       inject: [AppConfig, LOCAL_IMAGES],
-      useFactory: (config: AppConfig, images: LocalImages) => new LocalCatalog(images, config.LOCAL_ADDRESS_POOL),
+      useFactory: (config: AppConfig, images: LocalImages) => createCatalogDriver(config, images),
     },
     {
       provide: COMPUTE_DRIVER,

@@ -1,5 +1,5 @@
-import { loadConfig, migrate, syncCatalog } from '@stratus/core';
-import { LocalCatalog, LocalImages } from '@stratus/providers';
+import { loadConfig } from '@stratus/core';
+import { prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { rmSync } from 'node:fs';
@@ -36,8 +36,5 @@ export async function resetTestInstallation(): Promise<void> {
     await q.close();
   }
 
-  const dataSource = await migrate(config);
-  const catalog = await new LocalCatalog(new LocalImages(), config.LOCAL_ADDRESS_POOL).catalog();
-  await dataSource.transaction((m) => syncCatalog(m, catalog));
-  await dataSource.destroy();
+  await (await prepareDatabase(config)).destroy();
 }

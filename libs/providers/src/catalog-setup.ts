@@ -1,0 +1,22 @@
+import { AppConfig, migrate, syncCatalog } from '@stratus/core';
+import { DataSource } from 'typeorm';
+import { CatalogDriver } from './catalog.driver';
+import { LocalCatalog } from './local/local-catalog';
+import { LocalImages } from './local/local-images';
+
+/** The catalog driver of the provider PROVIDER names (only `local` exists so far). */
+export function createCatalogDriver(config: AppConfig, images = new LocalImages()): CatalogDriver {
+  return new LocalCatalog(images, config.LOCAL_ADDRESS_POOL);
+}
+
+/**
+ * The database as the processes need it before they start: migrated, with
+ * the provider's catalog mirrored. Used by `npm start`'s setup and by the
+ * test installation; the worker keeps the catalog current afterwards.
+ */
+export async function prepareDatabase(config: AppConfig): Promise<DataSource> {
+  const dataSource = await migrate(config);
+  const catalog = await createCatalogDriver(config).catalog();
+  await dataSource.transaction((m) => syncCatalog(m, catalog));
+  return dataSource;
+}
