@@ -3,15 +3,10 @@ import {
   createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
-  HttpClient,
-  startSuite,
-  stopSuite,
-  Tenant,
-  TestStack,
+  useSuite,
   waitForDatabase,
   waitForDatabaseGone,
 } from '@stratus/testing';
-import { DataSource } from 'typeorm';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -26,19 +21,9 @@ async function query(ready: any, user: string, password: string, sql: string): P
 }
 
 describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', () => {
-  let stack: TestStack;
-  let db: DataSource;
-  let owner: Tenant;
-  let other: Tenant;
-  let api: HttpClient;
+  const s = useSuite();
 
-  beforeAll(async () => {
-    ({ stack, db, owner, other, api } = await startSuite());
-  });
-
-  afterAll(() => stopSuite(stack, db));
-
-  const create = (body: Record<string, unknown>) => createManaged(api, 'analytics', body);
+  const create = (body: Record<string, unknown>) => createManaged(s.api, 'analytics', body);
 
   it('creates ClickHouse with db_name and db_user, serves HTTP on 8123, and refuses connections after delete', async () => {
     const created = await create({ name: 'events' });
@@ -55,7 +40,7 @@ describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', 
       created_at: expect.stringMatching(ISO),
     });
 
-    const ready = await waitForDatabase(api, 'analytics', created.body.id);
+    const ready = await waitForDatabase(s.api, 'analytics', created.body.id);
     expect(ready).toEqual({
       id: created.body.id,
       name: 'events',
@@ -77,37 +62,37 @@ describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', 
     expect((await query(ready, 'appuser', 'wrong-password', 'SELECT 1')).text).toMatch(/Wrong password/);
     expect((await query(ready, 'default', '', 'SELECT 1')).text).toMatch(/Unknown user default/);
 
-    expect((await api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
-    await waitForDatabaseGone(api, 'analytics', ready.id);
+    expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
+    await waitForDatabaseGone(s.api, 'analytics', ready.id);
     await expect(query(ready, 'appuser', pw, 'SELECT 1')).rejects.toThrow();
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`clickhouse-${ready.id}`)).toBe(false);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`clickhouse-${ready.id}`)).toBe(false);
   });
 
   it('takes a chosen db_name, db_user and password', async () => {
     const created = await create({ name: 'clicks', db_name: 'web_stats', db_user: 'reporter', db_password: 'Rep0rt:ing-pass' });
     expect(created.body).toMatchObject({ db_name: 'web_stats', db_user: 'reporter', db_password: 'Rep0rt:ing-pass' });
-    const ready = await waitForDatabase(api, 'analytics', created.body.id);
+    const ready = await waitForDatabase(s.api, 'analytics', created.body.id);
     expect(await query(ready, 'reporter', 'Rep0rt:ing-pass', 'SELECT currentDatabase()')).toEqual({ status: 200, text: 'web_stats\n' });
-    expect((await api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
+    expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
   });
 
   it('validates and stores ha: true, then ends in error saying HA is not available yet', async () => {
     const created = await create({ name: 'replicated', ha: true });
-    const failed = await waitForDatabase(api, 'analytics', created.body.id, ['error', 'ready']);
+    const failed = await waitForDatabase(s.api, 'analytics', created.body.id, ['error', 'ready']);
     expect(failed.status).toBe('error');
     expect(failed.status_reason).toMatch(/high availability \(ha: true\) is not available yet/);
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`clickhouse-${created.body.id}`)).toBe(false);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`clickhouse-${created.body.id}`)).toBe(false);
   });
 
   it("answers 403 for another project's analytics instance and never lists it", async () => {
     const created = await create({ name: 'private-stats' });
-    const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+    const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
     for (const res of [await intruder.get(`/v1/analytics/${created.body.id}`), await intruder.delete(`/v1/analytics/${created.body.id}`)]) {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
     }
     expect(((await intruder.get('/v1/analytics')).body as any[]).some((c) => c.id === created.body.id)).toBe(false);
-    expect((await api.post('/v1/analytics', { ...DB_PLACEMENT, name: 'private-stats' })).status).toBe(409);
+    expect((await s.api.post('/v1/analytics', { ...DB_PLACEMENT, name: 'private-stats' })).status).toBe(409);
   });
 
   describe('400 on every invalid create', () => {
@@ -126,12 +111,12 @@ describe('managed analytics (/v1/analytics, ClickHouse) on the local provider', 
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await db.getRepository(ManagedDatabase).count();
-      const res = await api.post('/v1/analytics', JSON.stringify(body));
+      const before = await s.db.getRepository(ManagedDatabase).count();
+      const res = await s.api.post('/v1/analytics', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
     });
   });
 });

@@ -3,18 +3,13 @@ import {
   createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
-  HttpClient,
-  startSuite,
-  stopSuite,
   tcpConnectOutcome,
-  Tenant,
-  TestStack,
+  useSuite,
   waitForDatabase,
   waitForDatabaseGone,
 } from '@stratus/testing';
 import Redis from 'ioredis';
 import { connect } from 'node:net';
-import { DataSource } from 'typeorm';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -40,19 +35,9 @@ function redisAt(ready: any, password: string): Redis {
 }
 
 describe('managed cache (/v1/cache, Redis) on the local provider', () => {
-  let stack: TestStack;
-  let db: DataSource;
-  let owner: Tenant;
-  let other: Tenant;
-  let api: HttpClient;
+  const s = useSuite();
 
-  beforeAll(async () => {
-    ({ stack, db, owner, other, api } = await startSuite());
-  });
-
-  afterAll(() => stopSuite(stack, db));
-
-  const create = (body: Record<string, unknown>) => createManaged(api, 'cache', body);
+  const create = (body: Record<string, unknown>) => createManaged(s.api, 'cache', body);
 
   it('creates Redis 7, answers with the password once, serves it, and refuses connections after delete', async () => {
     const created = await create({ name: 'sessions' });
@@ -68,7 +53,7 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
       created_at: expect.stringMatching(ISO),
     });
 
-    const ready = await waitForDatabase(api, 'cache', created.body.id);
+    const ready = await waitForDatabase(s.api, 'cache', created.body.id);
     expect(ready).toEqual({
       id: created.body.id,
       name: 'sessions',
@@ -93,39 +78,39 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
     expect(replies[0]).toMatch(/^-NOAUTH/);
     expect(replies[1]).toMatch(/^-WRONGPASS/);
 
-    expect((await api.delete(`/v1/cache/${ready.id}`)).status).toBe(204);
-    await waitForDatabaseGone(api, 'cache', ready.id);
+    expect((await s.api.delete(`/v1/cache/${ready.id}`)).status).toBe(204);
+    await waitForDatabaseGone(s.api, 'cache', ready.id);
     expect(await tcpConnectOutcome(ready.floating_ip, ready.port)).toBe('ECONNREFUSED');
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`redis-${ready.id}`)).toBe(false);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`redis-${ready.id}`)).toBe(false);
   });
 
   it('ends version 6 in error with a reason when the host has no Redis 6, leaving nothing running', async () => {
     const created = await create({ name: 'legacy', version: '6', password: 'a-Chosen-passw0rd' });
     expect(created.body.password).toBe('a-Chosen-passw0rd');
     expect(created.body.version).toBe('6');
-    const failed = await waitForDatabase(api, 'cache', created.body.id, ['error', 'ready']);
+    const failed = await waitForDatabase(s.api, 'cache', created.body.id, ['error', 'ready']);
     expect(failed.status).toBe('error');
     expect(failed.status_reason).toMatch(/Redis 6 is not available on this host/);
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`redis-${created.body.id}`)).toBe(false);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`redis-${created.body.id}`)).toBe(false);
   });
 
   it('refuses ha on /v1/cache', async () => {
-    const res = await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: true });
+    const res = await s.api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: true });
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({ code: 'bad_request', message: 'ha: property ha should not exist' });
-    expect((await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: false })).status).toBe(400);
+    expect((await s.api.post('/v1/cache', { ...DB_PLACEMENT, name: 'with-ha', ha: false })).status).toBe(400);
   });
 
   it("answers 403 for another project's cache and never lists it", async () => {
     const created = await create({ name: 'mine' });
-    const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+    const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
     for (const res of [await intruder.get(`/v1/cache/${created.body.id}`), await intruder.delete(`/v1/cache/${created.body.id}`)]) {
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
     }
     expect(((await intruder.get('/v1/cache')).body as any[]).some((c) => c.id === created.body.id)).toBe(false);
-    expect(((await api.get('/v1/cache')).body as any[]).some((c) => c.id === created.body.id)).toBe(true);
-    expect((await api.post('/v1/cache', { ...DB_PLACEMENT, name: 'mine' })).status).toBe(409);
+    expect(((await s.api.get('/v1/cache')).body as any[]).some((c) => c.id === created.body.id)).toBe(true);
+    expect((await s.api.post('/v1/cache', { ...DB_PLACEMENT, name: 'mine' })).status).toBe(409);
   });
 
   describe('400 on every invalid create', () => {
@@ -145,12 +130,12 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await db.getRepository(ManagedDatabase).count();
-      const res = await api.post('/v1/cache', JSON.stringify(body));
+      const before = await s.db.getRepository(ManagedDatabase).count();
+      const res = await s.api.post('/v1/cache', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
     });
   });
 });

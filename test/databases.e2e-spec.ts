@@ -3,12 +3,8 @@ import {
   createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
-  HttpClient,
   recordIssuedPassword,
-  startSuite,
-  stopSuite,
-  Tenant,
-  TestStack,
+  useSuite,
   waitFor,
   waitForDatabase,
   waitForDatabaseGone,
@@ -16,24 +12,13 @@ import {
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
-  let stack: TestStack;
-  let db: DataSource;
-  let owner: Tenant;
-  let other: Tenant;
-  let api: HttpClient;
+  const s = useSuite();
 
-  beforeAll(async () => {
-    ({ stack, db, owner, other, api } = await startSuite());
-  });
-
-  afterAll(() => stopSuite(stack, db));
-
-  const create = (body: Record<string, unknown>) => createManaged(api, 'databases', body);
+  const create = (body: Record<string, unknown>) => createManaged(s.api, 'databases', body);
 
   async function connect(ready: any, password: string): Promise<Client> {
     const client = new Client({ host: ready.floating_ip, port: ready.port, user: ready.db_user, password, database: ready.db_name });
@@ -42,14 +27,14 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
   }
 
   async function deleteAndExpectRefused(ready: any, password: string): Promise<void> {
-    const res = await api.delete(`/v1/databases/${ready.id}`);
+    const res = await s.api.delete(`/v1/databases/${ready.id}`);
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
-    await waitForDatabaseGone(api, 'databases', ready.id);
+    await waitForDatabaseGone(s.api, 'databases', ready.id);
     await expect(connect(ready, password)).rejects.toThrow(/ECONNREFUSED/);
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`postgres-${ready.id}`)).toBe(false);
-    expect(existsSync(join(stack.env.DATA_DIR, 'databases', `postgres-${ready.id}`))).toBe(false);
-    expect(await db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [`postgres-${ready.id}`])).toHaveLength(0);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`postgres-${ready.id}`)).toBe(false);
+    expect(existsSync(join(s.stack.env.DATA_DIR, 'databases', `postgres-${ready.id}`))).toBe(false);
+    expect(await s.db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [`postgres-${ready.id}`])).toHaveLength(0);
   }
 
   it.each(['16', '15', '14'])('PostgreSQL %s: create, ready, connect with the returned password, write, read, delete', async (version) => {
@@ -69,7 +54,7 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
     });
     expect(Object.keys(created.body)).toEqual(['id', 'name', 'db_name', 'db_user', 'db_password', 'db_version', 'status', 'floating_ip', 'port', 'created_at']);
 
-    const ready = await waitForDatabase(api, 'databases', created.body.id);
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id);
     expect(ready).toEqual({
       id: created.body.id,
       name: created.body.name,
@@ -102,7 +87,7 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
   it('honours superuser: true, with a caller-chosen name, user and password', async () => {
     const created = await create({ name: 'pg-super', db_name: 'shop', db_user: 'owner_1', db_password: 'Sup3r-secret!pw', superuser: true });
     expect(created.body.db_password).toBe('Sup3r-secret!pw');
-    const ready = await waitForDatabase(api, 'databases', created.body.id);
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id);
     const client = await connect(ready, 'Sup3r-secret!pw');
     expect((await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user')).rows).toEqual([{ rolsuper: true }]);
     expect((await client.query('SELECT current_database() AS d, current_user AS u')).rows).toEqual([{ d: 'shop', u: 'owner_1' }]);
@@ -113,7 +98,7 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
   it('creates every requested extension at provisioning (pg_extension)', async () => {
     const extensions = ['hstore', 'pg_trgm', 'uuid-ossp', 'citext', 'pgcrypto', 'ltree', 'btree_gin', 'btree_gist', 'pg_stat_statements'];
     const created = await create({ name: 'pg-ext', extensions });
-    const ready = await waitForDatabase(api, 'databases', created.body.id);
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id);
     const client = await connect(ready, created.body.db_password);
     const installed = (await client.query('SELECT extname FROM pg_extension')).rows.map((r) => r.extname);
     expect(installed).toEqual(expect.arrayContaining(extensions));
@@ -125,7 +110,7 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
 
   it('uses the system PostgreSQL 15 for postgis and pgaudit', async () => {
     const created = await create({ name: 'pg-gis', version: '15', extensions: ['postgis', 'pgaudit', 'hstore'] });
-    const ready = await waitForDatabase(api, 'databases', created.body.id, ['ready', 'error']);
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id, ['ready', 'error']);
     expect(ready.status_reason).toBeNull();
     const client = await connect(ready, created.body.db_password);
     const installed = (await client.query('SELECT extname FROM pg_extension')).rows.map((r) => r.extname);
@@ -137,52 +122,52 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
 
   it('stores vector as pgvector, and ends in error naming it when the host has no pgvector; nothing is left running', async () => {
     const created = await create({ name: 'pg-vector', extensions: ['vector', 'hstore'] });
-    const failed = await waitForDatabase(api, 'databases', created.body.id, ['error', 'ready']);
+    const failed = await waitForDatabase(s.api, 'databases', created.body.id, ['error', 'ready']);
     expect(failed.status).toBe('error');
     expect(failed.status_reason).toMatch(/pgvector is not available for PostgreSQL 16/);
     expect(failed.floating_ip).toBeNull();
-    const row = await db.getRepository(ManagedDatabase).findOneByOrFail({ id: created.body.id });
+    const row = await s.db.getRepository(ManagedDatabase).findOneByOrFail({ id: created.body.id });
     expect(row.extensions).toEqual(['pgvector', 'hstore']);
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`postgres-${created.body.id}`)).toBe(false);
-    expect(existsSync(join(stack.env.DATA_DIR, 'databases', `postgres-${created.body.id}`))).toBe(false);
-    expect((await api.delete(`/v1/databases/${created.body.id}`)).status).toBe(204);
-    await waitForDatabaseGone(api, 'databases', created.body.id);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`postgres-${created.body.id}`)).toBe(false);
+    expect(existsSync(join(s.stack.env.DATA_DIR, 'databases', `postgres-${created.body.id}`))).toBe(false);
+    expect((await s.api.delete(`/v1/databases/${created.body.id}`)).status).toBe(204);
+    await waitForDatabaseGone(s.api, 'databases', created.body.id);
   });
 
   it('validates and stores ha: true, then ends in error saying HA is not available yet (never a single server posing as HA)', async () => {
     const created = await create({ name: 'pg-ha', ha: true });
-    const failed = await waitForDatabase(api, 'databases', created.body.id, ['error', 'ready']);
+    const failed = await waitForDatabase(s.api, 'databases', created.body.id, ['error', 'ready']);
     expect(failed.status).toBe('error');
     expect(failed.status_reason).toMatch(/high availability \(ha: true\) is not available yet/);
-    expect((await db.getRepository(ManagedDatabase).findOneByOrFail({ id: created.body.id })).ha).toBe(true);
-    expect(databaseServersUnder(stack.env.DATA_DIR).has(`postgres-${created.body.id}`)).toBe(false);
+    expect((await s.db.getRepository(ManagedDatabase).findOneByOrFail({ id: created.body.id })).ha).toBe(true);
+    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`postgres-${created.body.id}`)).toBe(false);
   });
 
   it('restarts a ready server that died, with its data', async () => {
     const created = await create({ name: 'pg-phoenix' });
-    const ready = await waitForDatabase(api, 'databases', created.body.id);
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id);
     let client = await connect(ready, created.body.db_password);
     await client.query(`CREATE TABLE t AS SELECT 42 AS answer`);
     await client.end();
 
-    const pid = databaseServersUnder(stack.env.DATA_DIR).get(`postgres-${ready.id}`)!;
+    const pid = databaseServersUnder(s.stack.env.DATA_DIR).get(`postgres-${ready.id}`)!;
     process.kill(-pid, 'SIGKILL');
     await waitFor('the server to be restarted', async () => {
-      const again = databaseServersUnder(stack.env.DATA_DIR).get(`postgres-${ready.id}`);
+      const again = databaseServersUnder(s.stack.env.DATA_DIR).get(`postgres-${ready.id}`);
       return again !== undefined && again !== pid;
     }, { timeoutMs: 30_000 });
     client = await waitFor('a connection to the restarted server', () => connect(ready, created.body.db_password), { timeoutMs: 30_000 });
     expect((await client.query('SELECT answer FROM t')).rows).toEqual([{ answer: 42 }]);
     await client.end();
-    expect((await api.get(`/v1/databases/${ready.id}`)).body.status).toBe('ready');
+    expect((await s.api.get(`/v1/databases/${ready.id}`)).body.status).toBe('ready');
   });
 
   it('answers 409 for a name the project already uses, and allows it in another project', async () => {
     await create({ name: 'pg-dup' });
-    const again = await api.post('/v1/databases', { ...DB_PLACEMENT, name: 'pg-dup' });
+    const again = await s.api.post('/v1/databases', { ...DB_PLACEMENT, name: 'pg-dup' });
     expect(again.status).toBe(409);
     expect(again.body.error).toEqual({ code: 'conflict', message: expect.stringContaining('name: a database named "pg-dup" already exists') });
-    const theirs = await stack.http.with({ 'x-api-key': other.apiKey }).post('/v1/databases', { ...DB_PLACEMENT, name: 'pg-dup' });
+    const theirs = await s.stack.http.with({ 'x-api-key': s.other.apiKey }).post('/v1/databases', { ...DB_PLACEMENT, name: 'pg-dup' });
     recordIssuedPassword(theirs.body?.db_password);
     expect(theirs.status).toBe(202);
   });
@@ -193,7 +178,7 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
     let polls = 0;
     let sawRetryAfter = false;
     for (;;) {
-      const res = await api.get(`/v1/databases/${created.body.id}`);
+      const res = await s.api.get(`/v1/databases/${created.body.id}`);
       polls++;
       if (res.body.status === 'provisioning') sawRetryAfter ||= res.headers.get('retry-after') === '15';
       if (res.body.status !== 'provisioning') {
@@ -213,30 +198,30 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
     });
 
     it("answers 403 for another project's database on get and delete", async () => {
-      const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+      const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
       for (const res of [await intruder.get(`/v1/databases/${id}`), await intruder.delete(`/v1/databases/${id}`)]) {
         expect(res.status).toBe(403);
         expect(res.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(String(id)) });
       }
-      expect((await db.getRepository(ManagedDatabase).findOneByOrFail({ id })).status).not.toBe('deleting');
+      expect((await s.db.getRepository(ManagedDatabase).findOneByOrFail({ id })).status).not.toBe('deleting');
     });
 
     it("never lists another project's databases, and lists no password", async () => {
-      const theirs = await stack.http.with({ 'x-api-key': other.apiKey }).get('/v1/databases');
+      const theirs = await s.stack.http.with({ 'x-api-key': s.other.apiKey }).get('/v1/databases');
       expect(theirs.status).toBe(200);
       expect((theirs.body as any[]).some((d) => d.id === id)).toBe(false);
-      const mine = await api.get('/v1/databases');
+      const mine = await s.api.get('/v1/databases');
       expect((mine.body as any[]).some((d) => d.id === id)).toBe(true);
       expect(mine.text).not.toMatch(/password/);
     });
 
     it('answers 404 for ids that are not in this collection', async () => {
       for (const bad of ['999999', 'abc', '1.5', '-1']) {
-        const res = await api.get(`/v1/databases/${bad}`);
+        const res = await s.api.get(`/v1/databases/${bad}`);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');
       }
-      expect((await api.get(`/v1/cache/${id}`)).status).toBe(404);
+      expect((await s.api.get(`/v1/cache/${id}`)).status).toBe(404);
     });
   });
 
@@ -276,12 +261,12 @@ describe('managed PostgreSQL (/v1/databases) on the local provider', () => {
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await db.getRepository(ManagedDatabase).count();
-      const res = await api.post('/v1/databases', JSON.stringify(body));
+      const before = await s.db.getRepository(ManagedDatabase).count();
+      const res = await s.api.post('/v1/databases', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
     });
   });
 });

@@ -1,33 +1,12 @@
 import { Instance } from '@stratus/core';
-import {
-  DEMO_INSTANCE,
-  HttpClient,
-  instanceLeadersUnder,
-  startSuite,
-  stopSuite,
-  Tenant,
-  TestStack,
-  waitFor,
-  waitForInstance,
-} from '@stratus/testing';
+import { DEMO_INSTANCE, instanceLeadersUnder, useSuite, waitFor, waitForInstance } from '@stratus/testing';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 
 describe('compute instances on the local provider', () => {
-  let stack: TestStack;
-  let db: DataSource;
-  let owner: Tenant;
-  let other: Tenant;
-  let api: HttpClient;
-
-  beforeAll(async () => {
-    ({ stack, db, owner, other, api } = await startSuite());
-  });
-
-  afterAll(() => stopSuite(stack, db));
+  const s = useSuite();
 
   it('creates a demo instance that reaches ACTIVE and serves from inside', async () => {
-    const created = await api.post('/v1/instances', { name: 'web-1', ...DEMO_INSTANCE });
+    const created = await s.api.post('/v1/instances', { name: 'web-1', ...DEMO_INSTANCE });
     expect(created.status).toBe(202);
     expect(created.body).toEqual({
       id: expect.any(String),
@@ -39,20 +18,23 @@ describe('compute instances on the local provider', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
 
-    const active = await waitForInstance(api, created.body.id);
+    const active = await waitForInstance(s.api, created.body.id);
     expect(active).toMatchObject({
       name: 'web-1',
       status: 'ACTIVE',
       state: 'active',
       image_id: 'demo-web',
       flavor_id: 'f-small',
-      user_id: owner.userId,
-      project_id: owner.projectId,
-      metadata: { isPublic: 'false', enableSSH: 'false', privateIp: expect.stringMatching(new RegExp('^' + stack.env.LOCAL_ADDRESS_POOL.split('.').slice(0, 2).join('\.') + '\.')) },
+      user_id: s.owner.userId,
+      project_id: s.owner.projectId,
+      metadata: { isPublic: 'false', enableSSH: 'false', privateIp: expect.any(String) },
     });
     expect(Object.keys(active).sort()).toEqual(
       ['created', 'flavor_id', 'id', 'image_id', 'metadata', 'name', 'project_id', 'state', 'status', 'status_reason', 'updated', 'user_id'].sort(),
     );
+    // An address of the network's pool (a /16 here).
+    const [a, b] = s.stack.env.LOCAL_ADDRESS_POOL.split('.');
+    expect(active.metadata.privateIp.startsWith(`${a}.${b}.`)).toBe(true);
     expect(active.metadata.resourceLimits).toMatch(/^(enforced: cgroup v1, 1 vcpu, 512 MB|not enforced: .+)$/);
 
     const res = await fetch(`http://${active.metadata.privateIp}:3000/`);
@@ -61,27 +43,27 @@ describe('compute instances on the local provider', () => {
   });
 
   it('exports a custom app port and runs user_data at first boot', async () => {
-    const created = await api.post('/v1/instances', {
+    const created = await s.api.post('/v1/instances', {
       name: 'web-port',
       ...DEMO_INSTANCE,
       port: '8081',
       user_data: '#!/bin/sh\necho first-boot > "$HOME/marker.txt"\n',
     });
-    const active = await waitForInstance(api, created.body.id);
+    const active = await waitForInstance(s.api, created.body.id);
     const res = await fetch(`http://${active.metadata.privateIp}:8081/health`);
     expect(res.status).toBe(200);
-    const detail = await api.get(`/v1/instances/${created.body.id}`);
+    const detail = await s.api.get(`/v1/instances/${created.body.id}`);
     expect(detail.body).toMatchObject({ port: '8081', network_id: 'private', keypair_name: 'default', address: active.metadata.privateIp });
   });
 
   it('ends in ERROR with the reason when boot fails', async () => {
-    const created = await api.post('/v1/instances', {
+    const created = await s.api.post('/v1/instances', {
       name: 'broken',
       ...DEMO_INSTANCE,
       image_id: 'plain',
       user_data: 'echo about to fail\nexit 7\n',
     });
-    const failed = await waitForInstance(api, created.body.id, ['ERROR', 'ACTIVE']);
+    const failed = await waitForInstance(s.api, created.body.id, ['ERROR', 'ACTIVE']);
     expect(failed.status).toBe('ERROR');
     expect(failed.state).toBe('stopped');
     expect(failed.status_reason).toContain('exited with code 7');
@@ -89,73 +71,73 @@ describe('compute instances on the local provider', () => {
   });
 
   it('keeps instances running and ACTIVE across a worker restart, and adopts them', async () => {
-    const created = await api.post('/v1/instances', { name: 'survivor', ...DEMO_INSTANCE, image_id: 'demo-web' });
-    const active = await waitForInstance(api, created.body.id);
+    const created = await s.api.post('/v1/instances', { name: 'survivor', ...DEMO_INSTANCE, image_id: 'demo-web' });
+    const active = await waitForInstance(s.api, created.body.id);
     const pidBefore = ((await (await fetch(`http://${active.metadata.privateIp}:3000/`)).json()) as any).pid;
 
-    await stack.stopService('worker', 'SIGKILL');
-    await stack.startService('worker');
+    await s.stack.stopService('worker', 'SIGKILL');
+    await s.stack.startService('worker');
     // Give the restarted worker a reconcile pass over what it adopted.
     await new Promise((r) => setTimeout(r, 3_000));
 
-    const after = await waitForInstance(api, created.body.id);
+    const after = await waitForInstance(s.api, created.body.id);
     expect(after.status).toBe('ACTIVE');
     const res = (await (await fetch(`http://${active.metadata.privateIp}:3000/`)).json()) as any;
     expect(res.pid).toBe(pidBefore);
 
     // Adopted means watched: when the process dies, status follows.
     process.kill(pidBefore, 'SIGKILL');
-    const stopped = await waitForInstance(api, created.body.id, ['SHUTOFF'], 20_000);
+    const stopped = await waitForInstance(s.api, created.body.id, ['SHUTOFF'], 20_000);
     expect(stopped.state).toBe('stopped');
   });
 
   it('deletes an instance: its processes end and it leaves the list', async () => {
-    const created = await api.post('/v1/instances', { name: 'doomed', ...DEMO_INSTANCE });
-    const active = await waitForInstance(api, created.body.id);
-    const instancesDir = join(stack.env.DATA_DIR, 'instances');
+    const created = await s.api.post('/v1/instances', { name: 'doomed', ...DEMO_INSTANCE });
+    const active = await waitForInstance(s.api, created.body.id);
+    const instancesDir = join(s.stack.env.DATA_DIR, 'instances');
     expect(instanceLeadersUnder(instancesDir).has(created.body.id)).toBe(true);
 
-    expect((await api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
+    expect((await s.api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
     await waitFor('the instance to leave the list', async () => {
-      const list = await api.get('/v1/instances');
+      const list = await s.api.get('/v1/instances');
       return !(list.body as any[]).some((i) => i.id === created.body.id);
     });
     expect(instanceLeadersUnder(instancesDir).has(created.body.id)).toBe(false);
     await expect(fetch(`http://${active.metadata.privateIp}:3000/`)).rejects.toThrow();
-    expect((await api.get(`/v1/instances/${created.body.id}`)).status).toBe(404);
+    expect((await s.api.get(`/v1/instances/${created.body.id}`)).status).toBe(404);
     // Its address went back to the pool.
-    expect(await db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [created.body.id])).toHaveLength(0);
+    expect(await s.db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [created.body.id])).toHaveLength(0);
   });
 
   describe('project scoping', () => {
     let id: string;
 
     beforeAll(async () => {
-      id = (await api.post('/v1/instances', { name: 'private-one', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      id = (await s.api.post('/v1/instances', { name: 'private-one', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
     });
 
     it("answers 403 for another project's instance on get and delete", async () => {
-      const intruder = stack.http.with({ 'x-api-key': other.apiKey });
+      const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
       for (const res of [await intruder.get(`/v1/instances/${id}`), await intruder.delete(`/v1/instances/${id}`)]) {
         expect(res.status).toBe(403);
         expect(res.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(id) });
       }
-      const row = await db.getRepository(Instance).findOneByOrFail({ id });
+      const row = await s.db.getRepository(Instance).findOneByOrFail({ id });
       expect(row.status).not.toBe('DELETING');
     });
 
     it("never lists another project's instances", async () => {
-      const theirs = await stack.http.with({ 'x-api-key': other.apiKey }).get('/v1/instances');
+      const theirs = await s.stack.http.with({ 'x-api-key': s.other.apiKey }).get('/v1/instances');
       expect(theirs.status).toBe(200);
-      expect((theirs.body as any[]).map((i) => i.project_id)).not.toContain(owner.projectId);
-      const mine = await api.get('/v1/instances');
+      expect((theirs.body as any[]).map((i) => i.project_id)).not.toContain(s.owner.projectId);
+      const mine = await s.api.get('/v1/instances');
       expect((mine.body as any[]).some((i) => i.id === id)).toBe(true);
-      expect((mine.body as any[]).every((i) => i.project_id === owner.projectId)).toBe(true);
+      expect((mine.body as any[]).every((i) => i.project_id === s.owner.projectId)).toBe(true);
     });
 
     it('answers 404 for an id that does not exist, in any form', async () => {
       for (const bad of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', '%27%3B--']) {
-        const res = await api.get(`/v1/instances/${bad}`);
+        const res = await s.api.get(`/v1/instances/${bad}`);
         expect(res.status).toBe(404);
         expect(res.body.error.code).toBe('not_found');
       }
@@ -199,12 +181,12 @@ describe('compute instances on the local provider', () => {
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await db.getRepository(Instance).count();
-      const res = await api.post('/v1/instances', JSON.stringify(body));
+      const before = await s.db.getRepository(Instance).count();
+      const res = await s.api.post('/v1/instances', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await db.getRepository(Instance).count()).toBe(before);
+      expect(await s.db.getRepository(Instance).count()).toBe(before);
     });
 
     it.each([
@@ -213,7 +195,7 @@ describe('compute instances on the local provider', () => {
       ['null', 'null'],
       ['nothing', ''],
     ])('body that is %s', async (_label, raw) => {
-      const res = await api.post('/v1/instances', raw, { 'content-type': 'application/json' });
+      const res = await s.api.post('/v1/instances', raw, { 'content-type': 'application/json' });
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: 'bad_request', message: 'request body must be a JSON object' });
     });

@@ -1,18 +1,7 @@
 import { Volume } from '@stratus/core';
-import {
-  DEMO_INSTANCE,
-  HttpClient,
-  signTestToken,
-  startSuite,
-  stopSuite,
-  Tenant,
-  TestStack,
-  waitFor,
-  waitForInstance,
-} from '@stratus/testing';
+import { DEMO_INSTANCE, HttpClient, signTestToken, useSuite, waitFor, waitForInstance } from '@stratus/testing';
 import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 
 const GIB = 1024 ** 3;
 
@@ -26,11 +15,7 @@ exit 0
 }
 
 describe('volumes', () => {
-  let stack: TestStack;
-  let db: DataSource;
-  let owner: Tenant;
-  let other: Tenant;
-  let api: HttpClient;
+  const s = useSuite();
   let cloud: HttpClient;
   let instancesDir: string;
   let volumesDir: string;
@@ -43,13 +28,10 @@ describe('volumes', () => {
     }, { timeoutMs, intervalMs: 100 });
 
   beforeAll(async () => {
-    ({ stack, db, owner, other, api } = await startSuite());
-    cloud = stack.http.with({ authorization: `Bearer ${owner.token}` });
-    instancesDir = join(stack.env.DATA_DIR, 'instances');
-    volumesDir = join(stack.env.DATA_DIR, 'volumes');
+    cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
+    instancesDir = join(s.stack.env.DATA_DIR, 'instances');
+    volumesDir = join(s.stack.env.DATA_DIR, 'volumes');
   });
-
-  afterAll(() => stopSuite(stack, db));
 
   it('creates a volume backed by a file of the requested size, lists it, deletes it', async () => {
     const created = await cloud.post('/api/cloud/volumes/create', { name: 'scratch', size: 2, description: 'temp' });
@@ -62,8 +44,8 @@ describe('volumes', () => {
       status: 'creating',
       status_reason: null,
       attachments: [],
-      project_id: owner.projectId,
-      user_id: owner.userId,
+      project_id: s.owner.projectId,
+      user_id: s.owner.userId,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -81,10 +63,10 @@ describe('volumes', () => {
     const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'data', size: 1 })).body;
     await waitStatus(volume.id, 'available');
     const [a, b] = await Promise.all([
-      api.post('/v1/instances', { name: 'vol-a', ...DEMO_INSTANCE, image_id: 'plain', user_data: writerUserData(volume.id, 'written by a') }),
-      api.post('/v1/instances', { name: 'vol-b', ...DEMO_INSTANCE, image_id: 'plain' }),
+      s.api.post('/v1/instances', { name: 'vol-a', ...DEMO_INSTANCE, image_id: 'plain', user_data: writerUserData(volume.id, 'written by a') }),
+      s.api.post('/v1/instances', { name: 'vol-b', ...DEMO_INSTANCE, image_id: 'plain' }),
     ]);
-    await Promise.all([waitForInstance(api, a.body.id), waitForInstance(api, b.body.id)]);
+    await Promise.all([waitForInstance(s.api, a.body.id), waitForInstance(s.api, b.body.id)]);
 
     const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: a.body.id });
     expect(attached.status).toBe(200);
@@ -133,9 +115,9 @@ describe('volumes', () => {
   });
 
   it('POST /v1/instances with volume creates and attaches one', async () => {
-    const created = await api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
+    const created = await s.api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
     expect(created.status).toBe(202);
-    await waitForInstance(api, created.body.id);
+    await waitForInstance(s.api, created.body.id);
     const volume = await waitFor('the volume to be attached', async () => {
       const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
       const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
@@ -145,7 +127,7 @@ describe('volumes', () => {
     expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true);
 
     // Deleting the instance releases the attachment.
-    expect((await api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
+    expect((await s.api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
     const released = await waitStatus(volume.id, 'available', 30_000);
     expect(released.attachments).toEqual([]);
   });
@@ -157,11 +139,11 @@ describe('volumes', () => {
     let myInstance: string;
 
     beforeAll(async () => {
-      const intruder = stack.http.with({ authorization: `Bearer ${other.token}` });
+      const intruder = s.stack.http.with({ authorization: `Bearer ${s.other.token}` });
       mine = (await cloud.post('/api/cloud/volumes/create', { name: 'mine', size: 1 })).body;
       theirs = (await intruder.post('/api/cloud/volumes/create', { name: 'theirs', size: 1 })).body;
-      theirInstance = (await stack.http.with({ 'x-api-key': other.apiKey }).post('/v1/instances', { name: 'their-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
-      myInstance = (await api.post('/v1/instances', { name: 'my-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      theirInstance = (await s.stack.http.with({ 'x-api-key': s.other.apiKey }).post('/v1/instances', { name: 'their-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      myInstance = (await s.api.post('/v1/instances', { name: 'my-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
       await waitStatus(mine.id, 'available');
     });
 
@@ -172,13 +154,13 @@ describe('volumes', () => {
       ['attach', 'post', '/api/cloud/volumes/attach'],
       ['detach', 'post', '/api/cloud/volumes/detach'],
     ] as const)('401 without a token: %s', async (_l, method, path) => {
-      const res = await (stack.http as any)[method](path, method === 'post' ? {} : undefined);
+      const res = await (s.stack.http as any)[method](path, method === 'post' ? {} : undefined);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     });
 
     it('401 with an expired token', async () => {
-      const res = await stack.http.get('/api/cloud/volumes/list', { authorization: `Bearer ${signTestToken({ project_id: owner.projectId, sub: 'u' }, { expiresIn: -10 })}` });
+      const res = await s.stack.http.get('/api/cloud/volumes/list', { authorization: `Bearer ${signTestToken({ project_id: s.owner.projectId, sub: 'u' }, { expiresIn: -10 })}` });
       expect(res.status).toBe(401);
     });
 
@@ -186,7 +168,7 @@ describe('volumes', () => {
       const list = (await cloud.get('/api/cloud/volumes/list')).body as any[];
       expect(list.map((v) => v.id)).toContain(mine.id);
       expect(list.map((v) => v.id)).not.toContain(theirs.id);
-      expect(list.every((v) => v.project_id === owner.projectId)).toBe(true);
+      expect(list.every((v) => v.project_id === s.owner.projectId)).toBe(true);
     });
 
     it("403 for another project's volume or instance, nothing changed", async () => {
@@ -196,7 +178,7 @@ describe('volumes', () => {
       expect(foreignInstance.status).toBe(403);
       expect(foreignInstance.body.error.code).toBe('forbidden');
       expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: theirs.id, attachment_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(403);
-      const rows = await db.getRepository(Volume).findBy([{ id: mine.id }, { id: theirs.id }]);
+      const rows = await s.db.getRepository(Volume).findBy([{ id: mine.id }, { id: theirs.id }]);
       expect(rows.map((r) => r.instanceId)).toEqual([null, null]);
       expect(rows.find((r) => r.id === theirs.id)!.status).not.toBe('deleting');
     });
@@ -226,11 +208,11 @@ describe('volumes', () => {
       ['owner field', { name: 'x', size: 1, project_id: 'p' }, 'project_id: property project_id should not exist'],
     ];
     it.each(createCases)('400 on create: %s', async (_l, body, message) => {
-      const before = await db.getRepository(Volume).count();
+      const before = await s.db.getRepository(Volume).count();
       const res = await cloud.post('/api/cloud/volumes/create', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain(message);
-      expect(await db.getRepository(Volume).count()).toBe(before);
+      expect(await s.db.getRepository(Volume).count()).toBe(before);
     });
 
     it.each([
@@ -245,7 +227,7 @@ describe('volumes', () => {
     });
 
     it('400 on POST /v1/instances with a volume over the size limit', async () => {
-      const res = await api.post('/v1/instances', { name: 'big', ...DEMO_INSTANCE, volume: { name: 'big', size: 5000 } });
+      const res = await s.api.post('/v1/instances', { name: 'big', ...DEMO_INSTANCE, volume: { name: 'big', size: 5000 } });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain('volume.size: must not be greater than 1024');
     });

@@ -15,7 +15,7 @@ export interface Suite {
 }
 
 /** The usual end-to-end set-up: the real processes, direct database access and two tenants. */
-export async function startSuite(
+async function startSuite(
   overrides: Record<string, string> = {},
   services?: Parameters<typeof TestStack.start>[1],
 ): Promise<Suite> {
@@ -33,7 +33,20 @@ export async function startSuite(
   };
 }
 
-export async function stopSuite(stack: TestStack | undefined, db: DataSource | undefined): Promise<void> {
+async function stopSuite(stack: TestStack | undefined, db: DataSource | undefined): Promise<void> {
   await stack?.stop();
   await db?.destroy();
+}
+
+/**
+ * `startSuite` before the suite's tests and `stopSuite` after them; the
+ * returned object is filled in once the suite starts.
+ */
+export function useSuite(overrides: Record<string, string> = {}, services?: Parameters<typeof TestStack.start>[1]): Suite {
+  const suite = {} as Suite;
+  beforeAll(async () => {
+    Object.assign(suite, await startSuite(overrides, services));
+  });
+  afterAll(() => stopSuite(suite.stack, suite.db));
+  return suite;
 }
