@@ -1,4 +1,4 @@
-import { createTenant, DEMO_INSTANCE, HttpClient, REPO_ROOT, signTestToken, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { createTenant, DEMO_INSTANCE, HttpClient, signTestToken, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -97,11 +97,7 @@ describe('gateway TCP routes through the edge', () => {
   it('terminates TLS with a certificate loaded by the CLI', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-cert-'));
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
-    const out = execFileSync(process.execPath, ['-r', './scripts/paths.js', 'dist/scripts/cli.js', 'certificate:add', '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem')], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...stack.env },
-      encoding: 'utf8',
-    });
+    const out = stack.cli('certificate:add', '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem'));
     const cert = JSON.parse(out.trim().split('\n').pop()!);
     expect(cert).toMatchObject({ id: expect.any(Number), subject: expect.stringContaining('gw.stratus.test') });
     expect(out).not.toContain('PRIVATE KEY');

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -87,6 +87,16 @@ export class TestStack {
       await exited;
     }
     this.processes.delete(service);
+  }
+
+  /** Runs the operator CLI (`npm run cli -- ...`) against this stack's installation; returns its output. */
+  cli(...args: string[]): string {
+    return execFileSync(process.execPath, ['-r', './scripts/paths.js', 'dist/scripts/cli.js', ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...this.env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   }
 
   async stop(): Promise<void> {
