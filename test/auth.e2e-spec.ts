@@ -1,4 +1,6 @@
-import { createTenant, signTestToken, Tenant, TestStack, testDataSource } from '@stratus/testing';
+import { createTenant, signTestToken, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import * as jwt from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
@@ -144,5 +146,17 @@ describe('authentication', () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
     expect(res.headers.get('x-request-id')).toBe('trace-me-1');
+  });
+
+  it('logs each answered request once, under its request id, without its key', async () => {
+    await stack.http.get('/v1/flavors?limit=1', { 'x-request-id': 'trace-me-2', 'x-api-key': tenant.apiKey });
+    // Lines are written asynchronously, in batches.
+    const line = await waitFor('the access line', () =>
+      readFileSync(join(stack.logsDir, 'api.log'), 'utf8')
+        .split('\n')
+        .find((l) => l.includes('"request_id":"trace-me-2"')),
+    );
+    expect(JSON.parse(line)).toMatchObject({ service: 'api', msg: 'request completed', method: 'GET', url: '/v1/flavors?limit=1', status: 200 });
+    expect(line).not.toContain(tenant.apiKey.split('_').pop());
   });
 });

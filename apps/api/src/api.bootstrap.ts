@@ -4,12 +4,13 @@ import { FastifyError, FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { ApiModule } from './api.module';
 import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
 import { answerClientError } from './http/client-error';
 import { registerJsonParser } from './http/json-body.parser';
+import { logRequests } from './http/request-logging';
 import { StrictValidationPipe } from './http/validation.pipe';
 
 /** Builds the API app: one body parser, one error filter, one validation pipe, the OpenAPI document. */
@@ -30,6 +31,9 @@ export async function createApi(): Promise<NestFastifyApplication> {
     },
     // ...and so do requests Node's HTTP parser refuses (oversized headers, malformed request lines).
     clientErrorHandler: answerClientError,
+    // No Nest middleware is used (request logging is in Fastify hooks), so
+    // @fastify/middie and its per-request pass are left out.
+    skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, {
     bufferLogs: true,
@@ -42,10 +46,7 @@ export async function createApi(): Promise<NestFastifyApplication> {
 
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
+  logRequests(fastify, (await app.resolve(PinoLogger)).logger);
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(new StrictValidationPipe());
 

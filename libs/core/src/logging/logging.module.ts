@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { IncomingMessage } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
+import pino from 'pino';
 import { AppConfig } from '../config/app.config';
 
 /** Credential fields are removed from every log line, wherever they appear. */
@@ -16,7 +15,14 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
-/** Structured JSON logs; HTTP lines carry the request id, echoed in `x-request-id`. */
+/**
+ * Structured JSON logs through one pino logger per process. Lines logged
+ * while a request or a job runs come from a child of it that names the
+ * request (request_id) or the job (job_id, job_name, attempt): the api binds
+ * that child in its request hooks (apps/api/src/http/request-logging.ts), the
+ * worker around each handler. No pino-http middleware is mounted: per
+ * request it cost about a third of the api's read throughput (bench/README.md).
+ */
 @Module({})
 export class LoggingModule {
   static forRoot(service: 'api' | 'worker' | 'edge'): DynamicModule {
@@ -27,17 +33,18 @@ export class LoggingModule {
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
             pinoHttp: {
-              level: config.LOG_LEVEL,
-              base: { service },
-              redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-              // The HTTP server assigns the id (and echoes it); logs reuse it.
-              genReqId: (req: IncomingMessage) => String((req as { id?: unknown }).id ?? randomUUID()),
-              customAttributeKeys: { reqId: 'request_id' },
-              serializers: {
-                req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-              },
-              autoLogging: { ignore: (req: IncomingMessage) => req.url === '/health' },
+              logger: pino(
+                { level: config.LOG_LEVEL, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+                // Asynchronous writes: lines logged while a write is under way
+                // leave together in the next one, so a busy process makes one
+                // write (and wakes whoever reads its output once) per batch
+                // rather than per line. pino flushes what is left on exit.
+                pino.destination({ sync: false }),
+              ),
             },
+            // Only the logger: the request binding is ours, in Fastify hooks.
+            useExisting: true,
+            forRoutes: [],
           }),
         }),
       ],
