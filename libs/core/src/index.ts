@@ -35,3 +35,4 @@ export * from './databases/managed-database.entity';
 export * from './databases/database-cas';
 export * from './secrets/password-verifiers';
 export * from './dns/instance-domains';
+export * from './database/hot-reads';

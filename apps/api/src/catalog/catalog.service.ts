@@ -1,8 +1,6 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
-import { Flavor, Image, Keypair, Network, SecurityGroup } from '@stratus/core';
-import { Pool } from 'pg';
+import { columnOf, Flavor, hotRead, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
 import { DataSource, ObjectLiteral } from 'typeorm';
-import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
 
 const DEFAULT_LIMIT = 20;
@@ -80,13 +78,7 @@ export class CatalogService {
     return row;
   }
 
-  /**
-   * One keyset page. Lookups are the hottest read of the API, so the SQL is
-   * built once per entity from its metadata and handed to the driver's pg
-   * pool as is: no query builder and no query runner (TypeORM's per-query
-   * set-up cost these reads a third of their throughput; bench/README.md).
-   * Columns come back under their property names.
-   */
+  /** One keyset page, read the hot way (libs/core/src/database/hot-reads.ts): this is the API's busiest read. */
   private async page<E extends ObjectLiteral, T>(
     entity: new () => E,
     key: keyof E & string,
@@ -95,12 +87,8 @@ export class CatalogService {
   ): Promise<Page<T>> {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
-    const { rows } = await this.pool.query<E>(this.pageSql(entity, key), [after, limit + 1]);
+    const rows = await hotRead(this.dataSource, entity, this.pageSql(entity, key), [after, limit + 1]);
     return toPage(rows, limit, (r) => String(r[key]), present);
-  }
-
-  private get pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master;
   }
 
   private readonly pageSqls = new Map<Function, string>();
@@ -108,10 +96,8 @@ export class CatalogService {
   private pageSql(entity: Function, key: string): string {
     let sql = this.pageSqls.get(entity);
     if (!sql) {
-      const meta = this.dataSource.getMetadata(entity);
-      const columns = meta.columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`).join(', ');
-      const keyColumn = meta.findColumnWithPropertyName(key)!.databaseName;
-      sql = `SELECT ${columns} FROM "${meta.tableName}" WHERE ($1::text IS NULL OR "${keyColumn}" > $1) ORDER BY "${keyColumn}" LIMIT $2`;
+      const column = columnOf(this.dataSource, entity, key);
+      sql = `${selectAll(this.dataSource, entity)} WHERE ($1::text IS NULL OR ${column} > $1) ORDER BY ${column} LIMIT $2`;
       this.pageSqls.set(entity, sql);
     }
     return sql;

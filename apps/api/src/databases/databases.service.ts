@@ -7,10 +7,12 @@ import {
   databaseServerKey,
   ENGINE_PORTS,
   generateDatabasePassword,
+  hotRead,
   leaseAddress,
   ManagedDatabase,
   Principal,
   scramSha256Verifier,
+  selectAll,
   sha256Hex,
 } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
@@ -111,9 +113,14 @@ export class DatabasesService {
     });
   }
 
-  /** 404 when it does not exist in this collection, 403 when it is another project's. */
+  /**
+   * 404 when it does not exist in this collection, 403 when it is another
+   * project's. Clients poll this until `ready`, so it is a hot read.
+   */
   async get(engine: DatabaseEngine, id: string, principal: Principal): Promise<ManagedDatabase> {
-    const row = /^\d{1,9}$/.test(id) ? await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: Number(id), engine }) : null;
+    const [row] = /^\d{1,9}$/.test(id)
+      ? await hotRead(this.dataSource, ManagedDatabase, `${selectAll(this.dataSource, ManagedDatabase)} WHERE "id" = $1 AND "engine" = $2`, [Number(id), engine])
+      : [];
     if (!row) throw new NotFoundException(`${ENGINE_NOUN[engine]} ${id} not found`);
     if (row.projectId !== principal.projectId) throw new ForbiddenException(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
     return row;
