@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Pool } from 'undici';
 import { HostSpec } from './edge.messages';
+import { Exchange, ResponseSink, UpstreamFailure, UpstreamPool } from './upstream.pool';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -15,8 +15,6 @@ const HOP_BY_HOP = new Set([
   'proxy-authenticate',
 ]);
 
-const UPSTREAM_TIMEOUT_MS = 30_000;
-
 /**
  * The HTTP listener for proxy hosts: routes each request by its Host header
  * to the instance's address and port, over a pool of kept-alive upstream
@@ -27,8 +25,7 @@ export class HostRouter {
   private server: Server | null = null;
   private bound: { host: string; port: number } | null = null;
   private state: string | null = null;
-  private hosts = new Map<string, { origin: string; hostHeader: string }>();
-  private readonly pools = new Map<string, Pool>();
+  private hosts = new Map<string, UpstreamPool>();
 
   /** Binds (or rebinds) the listener; returns 'ok' or the bind error. */
   async listen(where: { host: string; port: number } | null): Promise<string | null> {
@@ -47,124 +44,125 @@ export class HostRouter {
   }
 
   setHosts(hosts: HostSpec[]): void {
-    const next = new Map<string, { origin: string; hostHeader: string }>();
+    // One pool per instance address and port, shared by the names that lead there.
+    const byTarget = new Map<string, UpstreamPool>();
+    for (const pool of this.hosts.values()) byTarget.set(`${pool.host} ${pool.port}`, pool);
+    const next = new Map<string, UpstreamPool>();
+    const live = new Set<UpstreamPool>();
     for (const h of hosts) {
-      const addr = h.ip.includes(':') ? `[${h.ip}]` : h.ip;
-      next.set(h.hostname, { origin: `http://${addr}:${h.port}`, hostHeader: h.hostname });
+      const key = `${h.ip} ${h.port}`;
+      let pool = byTarget.get(key);
+      if (!pool) byTarget.set(key, (pool = new UpstreamPool(h.ip, h.port)));
+      next.set(h.hostname, pool);
+      live.add(pool);
     }
     this.hosts = next;
-    const live = new Set([...next.values()].map((t) => t.origin));
-    for (const [origin, pool] of this.pools) {
-      if (!live.has(origin)) {
-        this.pools.delete(origin);
-        pool.close().catch(() => undefined);
-      }
-    }
+    for (const pool of byTarget.values()) if (!live.has(pool)) pool.close();
   }
 
   close(): void {
     this.server?.close();
-    for (const pool of this.pools.values()) pool.destroy().catch(() => undefined);
-  }
-
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: 256,
-        pipelining: 1,
-        keepAliveTimeout: 30_000,
-        headersTimeout: UPSTREAM_TIMEOUT_MS,
-        bodyTimeout: UPSTREAM_TIMEOUT_MS,
-        connectTimeout: 5_000,
-      });
-      this.pools.set(origin, pool);
-    }
-    return pool;
+    for (const pool of this.hosts.values()) pool.close();
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    // One pass over the raw header list: the forwarded list and the few
+    // One pass over the raw header list: the forwarded head and the few
     // headers routing needs, without building `req.headers` (an object Node
     // only makes when asked for).
-    const f = forwardHeaders(req);
+    const f = forwardHead(req);
     if (f.host === null) return fail(res, 400, 'bad_request', 'the request has no Host header');
-    const target = this.hosts.get(f.host);
-    if (!target) return fail(res, 404, 'not_found', `no proxy host ${f.host}`);
-    this.pool(target.origin).dispatch(
-      { method: req.method as 'GET', path: req.url ?? '/', headers: f.headers, body: f.hasBody ? req : null },
-      new ResponseRelay(res, f.host) as unknown as Parameters<Pool['dispatch']>[1],
-    );
+    const pool = this.hosts.get(f.host);
+    if (!pool) return fail(res, 404, 'not_found', `no proxy host ${f.host}`);
+    pool.request({ method: req.method ?? 'GET', head: f.head, body: f.hasBody ? req : null, chunked: f.chunked }, new ResponseRelay(res, f.host));
   }
 }
+
+const CONNECTION_OPTIONS_ONLY = /^\s*(keep-alive|close)\s*$/i;
 
 /** Responses up to this size are sent in one write (headers and body together). */
 const BUFFER_LIMIT = 64 * 1024;
 
 /**
- * Relays one upstream response with undici's dispatch handler API (no
- * stream objects on the hot path). A small response with a content-length is
- * collected and written at once, so it leaves as one packet; larger ones
- * stream with backpressure.
+ * Relays one upstream response to the client. A small response with a
+ * content-length is collected and written at once, so it leaves as one
+ * packet; larger ones stream with backpressure.
  */
-class ResponseRelay {
+class ResponseRelay implements ResponseSink {
   private status = 0;
   private headers: string[] = [];
   private chunks: Buffer[] | null = null;
-  private streaming = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly name: string,
   ) {}
 
-  onConnect(): void {}
-
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
-    this.status = statusCode;
+  head(status: number, raw: string[], exchange: Exchange): void {
+    if (this.res.destroyed) return exchange.abort();
+    this.status = status;
     let length = -1;
-    for (let i = 0; i < rawHeaders.length; i += 2) {
-      const key = rawHeaders[i].toString('latin1');
+    let connection: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i];
       const lower = key.toLowerCase();
-      if (HOP_BY_HOP.has(lower)) continue;
-      const value = rawHeaders[i + 1].toString('latin1');
-      if (lower === 'content-length') length = Number(value);
-      this.headers.push(key, value);
+      if (HOP_BY_HOP.has(lower)) {
+        if (lower === 'connection') connection = connection === undefined ? raw[i + 1] : `${connection}, ${raw[i + 1]}`;
+        continue;
+      }
+      if (lower === 'content-length') length = Number(raw[i + 1]);
+      this.headers.push(key, raw[i + 1]);
     }
+    // `Connection: keep-alive` or `close` (the usual ones) name no header to drop.
+    if (connection !== undefined && !CONNECTION_OPTIONS_ONLY.test(connection)) dropListed(this.headers, connection);
     if (length >= 0 && length <= BUFFER_LIMIT) {
       this.chunks = [];
-    } else {
-      this.streaming = true;
-      this.res.writeHead(statusCode, this.headers);
-      this.res.on('drain', resume);
+      return;
     }
-    return true;
+    if (!this.writeHead()) return exchange.abort();
+    // The client may leave mid-body: stop reading from the instance then.
+    this.res.once('close', () => {
+      if (!this.res.writableFinished) exchange.abort();
+    });
   }
 
-  onData(chunk: Buffer): boolean {
+  body(chunk: Buffer, resume: () => void): boolean {
     if (this.chunks) {
       this.chunks.push(chunk);
       return true;
     }
-    return this.res.write(chunk);
+    if (this.res.write(chunk)) return true;
+    this.res.once('drain', resume);
+    return false;
   }
 
-  onComplete(): void {
-    if (this.streaming) {
+  end(): void {
+    if (!this.chunks) {
       this.res.end();
       return;
     }
-    this.res.writeHead(this.status, this.headers);
-    this.res.end(this.chunks!.length === 1 ? this.chunks![0] : Buffer.concat(this.chunks!));
+    if (!this.writeHead()) return;
+    this.res.end(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks));
   }
 
-  onError(err: { code?: string }): void {
+  failed(reason: UpstreamFailure): void {
     if (this.res.headersSent) {
       this.res.destroy();
       return;
     }
-    const timeout = err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_CONNECT_TIMEOUT';
+    const timeout = reason === 'connect_timeout' || reason === 'response_timeout';
     fail(this.res, timeout ? 504 : 502, timeout ? 'gateway_timeout' : 'bad_gateway', `the instance behind ${this.name} did not answer`);
+  }
+
+  /** Node refuses header values it considers invalid (the instance's parser may have been laxer): 502 then. */
+  private writeHead(): boolean {
+    try {
+      this.res.writeHead(this.status, this.headers);
+      return true;
+    } catch {
+      this.chunks = null;
+      fail(this.res, 502, 'bad_gateway', `the instance behind ${this.name} sent an invalid response header`);
+      return false;
+    }
   }
 }
 
@@ -182,18 +180,21 @@ export function hostOf(header: string | undefined): string | null {
 interface Forward {
   /** Routing name (see hostOf), null when the request has no Host header. */
   host: string | null;
-  /** Flat [name, value, ...] list for undici: end-to-end headers and x-forwarded-*. */
-  headers: string[];
+  /** The request head for the instance: request line, end-to-end headers and x-forwarded-*, blank line. */
+  head: string;
   hasBody: boolean;
+  /** The body comes without a content-length: it goes on with chunked framing. */
+  chunked: boolean;
 }
 
 /**
- * The request headers to forward, built from `req.rawHeaders` in one pass:
+ * The request head to forward, built from `req.rawHeaders` in one pass:
  * hop-by-hop headers and those named in Connection are dropped,
  * x-forwarded-for gets the peer appended, x-forwarded-proto/-host are set
- * (client values replaced).
+ * (client values replaced). Names and values come from Node's parser, which
+ * has refused CR, LF and NUL in them, so they are written as they are.
  */
-function forwardHeaders(req: IncomingMessage): Forward {
+function forwardHead(req: IncomingMessage): Forward {
   const raw = req.rawHeaders;
   const headers: string[] = [];
   let host: string | undefined;
@@ -224,9 +225,8 @@ function forwardHeaders(req: IncomingMessage): Forward {
       case 'x-forwarded-host':
         continue;
       case 'expect':
-        // Node's server has already answered 100-continue to the client;
-        // undici refuses the header (NotSupportedError), which made every
-        // upload with Expect (curl does it above 1 MB) a 502.
+        // Node's server has already answered 100-continue to the client; the
+        // body follows without waiting, so the instance must not hold it back.
         continue;
       default:
         if (HOP_BY_HOP.has(lower)) continue;
@@ -234,14 +234,15 @@ function forwardHeaders(req: IncomingMessage): Forward {
     headers.push(key, raw[i + 1]);
   }
   if (connection !== undefined) dropListed(headers, connection);
+  const hasBody = contentLength !== undefined ? contentLength !== '0' : chunked;
+  const bodyChunked = hasBody && contentLength === undefined;
+  let head = `${req.method} ${req.url} HTTP/1.1\r\n`;
+  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
   const peer = req.socket.remoteAddress ?? '';
-  headers.push('x-forwarded-for', prior ? `${prior}, ${peer}` : peer, 'x-forwarded-proto', 'http');
-  if (host !== undefined) headers.push('x-forwarded-host', host);
-  return {
-    host: hostOf(host),
-    headers,
-    hasBody: contentLength !== undefined ? contentLength !== '0' : chunked,
-  };
+  head += `x-forwarded-for: ${prior ? `${prior}, ${peer}` : peer}\r\nx-forwarded-proto: http\r\n`;
+  if (host !== undefined) head += `x-forwarded-host: ${host}\r\n`;
+  if (bodyChunked) head += 'transfer-encoding: chunked\r\n';
+  return { host: hostOf(host), head: head + '\r\n', hasBody, chunked: bodyChunked };
 }
 
 /** Removes the headers a Connection header names (RFC 9110 7.6.1). */

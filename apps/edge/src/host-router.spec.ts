@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, IncomingHttpHeaders, request, Server } from 'node:http';
+import { AddressInfo, createServer as createTcpServer } from 'node:net';
+import { HostRouter } from './host-router';
+
+/** The router end to end on loopback: a client, the router, and an instance that says what it received. */
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function call(port: number, opts: { method?: string; path?: string; headers?: Record<string, string | number>; body?: Buffer; chunks?: Buffer[] }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+    });
+    req.on('error', reject);
+    if (opts.headers?.expect) req.on('continue', () => req.end(opts.body));
+    else if (opts.chunks) {
+      for (const c of opts.chunks) req.write(c);
+      req.end();
+    } else req.end(opts.body);
+  });
+}
+
+describe('HostRouter', () => {
+  let router: HostRouter;
+  let routerPort: number;
+  let instance: Server;
+  let instancePort: number;
+
+  beforeAll(async () => {
+    // Echoes what it received: method, headers, and the body's length and hash.
+    instance = createServer((req, res) => {
+      const hash = createHash('sha256');
+      let length = 0;
+      req.on('data', (d: Buffer) => {
+        hash.update(d);
+        length += d.length;
+      });
+      req.on('end', () => {
+        if (req.url === '/chunked') {
+          res.setHeader('x-kind', 'chunked');
+          res.write('part one, ');
+          setTimeout(() => res.end('part two'), 5);
+          return;
+        }
+        if (req.url === '/big') {
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          res.end(Buffer.alloc(1024 * 1024, 'b'));
+          return;
+        }
+        if (req.url === '/hop') {
+          res.writeHead(200, { connection: 'keep-alive, x-private', 'x-private': 'secret', 'keep-alive': 'timeout=60', 'x-public': 'yes', 'content-length': '2' });
+          res.end('ok');
+          return;
+        }
+        const body = JSON.stringify({ method: req.method, headers: req.headers, length, sha256: hash.digest('hex') });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      });
+    });
+    instance.keepAliveTimeout = 10_000;
+    instance.listen(0, '127.0.0.1');
+    await once(instance, 'listening');
+    instancePort = (instance.address() as AddressInfo).port;
+
+    router = new HostRouter();
+    const probe = createTcpServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    routerPort = (probe.address() as AddressInfo).port;
+    probe.close();
+    await once(probe, 'close');
+    router.setHosts([
+      { hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort },
+      { hostname: 'dead.localhost', ip: '127.0.0.1', port: 1 },
+    ]);
+    expect(await router.listen({ host: '127.0.0.1', port: routerPort })).toBe('ok');
+  });
+
+  afterAll(() => {
+    router.close();
+    instance.close();
+    instance.closeAllConnections();
+  });
+
+  const json = (r: Reply) => JSON.parse(r.body.toString());
+
+  it('routes by Host (case and port ignored) and forwards end-to-end headers only', async () => {
+    const r = await call(routerPort, {
+      headers: { host: 'APP.localhost:8080', 'x-keep': '1', connection: 'keep-alive, x-drop', 'x-drop': 'no', te: 'trailers', 'x-forwarded-for': '10.0.0.9', 'x-forwarded-proto': 'https' },
+    });
+    expect(r.status).toBe(200);
+    const seen = json(r).headers;
+    expect(seen).toMatchObject({ host: 'APP.localhost:8080', 'x-keep': '1', 'x-forwarded-for': '10.0.0.9, 127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'APP.localhost:8080' });
+    expect(seen['x-drop']).toBeUndefined();
+    expect(seen.te).toBeUndefined();
+  });
+
+  it('drops hop-by-hop response headers and those the response Connection names', async () => {
+    const r = await call(routerPort, { path: '/hop', headers: { host: 'app.localhost' } });
+    expect(r.headers['x-public']).toBe('yes');
+    expect(r.headers['x-private']).toBeUndefined();
+    expect(r.headers['keep-alive']).not.toBe('timeout=60');
+    expect(r.body.toString()).toBe('ok');
+  });
+
+  it('unknown host: 404 in the error envelope', async () => {
+    const r = await call(routerPort, { headers: { host: 'nobody.localhost' } });
+    expect(r.status).toBe(404);
+    expect(json(r)).toEqual({ error: { code: 'not_found', message: 'no proxy host nobody.localhost' } });
+  });
+
+  it('an instance that does not answer: 502 in the envelope', async () => {
+    const r = await call(routerPort, { headers: { host: 'dead.localhost' } });
+    expect(r.status).toBe(502);
+    expect(json(r)).toEqual({ error: { code: 'bad_gateway', message: 'the instance behind dead.localhost did not answer' } });
+  });
+
+  it.each([
+    ['content-length', false],
+    ['chunked', true],
+  ])('a 3 MB upload with Expect: 100-continue and %s arrives intact', async (_label, chunked) => {
+    const body = Buffer.alloc(3 * 1024 * 1024);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    const headers: Record<string, string | number> = { host: 'app.localhost', expect: '100-continue' };
+    if (chunked) headers['transfer-encoding'] = 'chunked';
+    else headers['content-length'] = body.length;
+    const r = await call(routerPort, { method: 'POST', headers, body });
+    expect(r.status).toBe(200);
+    expect(json(r)).toMatchObject({ length: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    expect(json(r).headers.expect).toBeUndefined();
+  });
+
+  it('HEAD keeps the announced length and no body; the next request on the pool still works', async () => {
+    const head = await call(routerPort, { method: 'HEAD', headers: { host: 'app.localhost' } });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.body.length).toBe(0);
+    expect(json(await call(routerPort, { headers: { host: 'app.localhost' } })).method).toBe('GET');
+  });
+
+  it('relays a chunked response and a large streamed one', async () => {
+    const chunked = await call(routerPort, { path: '/chunked', headers: { host: 'app.localhost' } });
+    expect(chunked.body.toString()).toBe('part one, part two');
+    expect(chunked.headers['x-kind']).toBe('chunked');
+    const big = await call(routerPort, { path: '/big', headers: { host: 'app.localhost' } });
+    expect(big.body.length).toBe(1024 * 1024);
+  });
+
+  it('an invalid response header from the instance: 502, not a crash', async () => {
+    const bad = createTcpServer((s) => s.on('data', () => s.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Bad: a\u0001b\r\n\r\nok')));
+    bad.listen(0, '127.0.0.1');
+    await once(bad, 'listening');
+    router.setHosts([
+      { hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort },
+      { hostname: 'bad.localhost', ip: '127.0.0.1', port: (bad.address() as AddressInfo).port },
+    ]);
+    try {
+      const r = await call(routerPort, { headers: { host: 'bad.localhost' } });
+      expect(r.status).toBe(502);
+      expect(json(r).error.code).toBe('bad_gateway');
+    } finally {
+      bad.close();
+    }
+  });
+
+  it('a retargeted host sends new requests to the new port', async () => {
+    const other = createServer((_req, res) => res.end('other'));
+    other.listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: (other.address() as AddressInfo).port }]);
+    try {
+      expect((await call(routerPort, { headers: { host: 'app.localhost' } })).body.toString()).toBe('other');
+    } finally {
+      router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+      other.close();
+      other.closeAllConnections();
+    }
+  });
+});
