@@ -19,8 +19,10 @@
  *                   (OutboxService.dispatch). See InstancesService.create.
  *
  * The statements TypeORM generates were captured from its query log (TypeORM
- * 0.3, logging: ['query'] on a DataSource given to the services) and are
- * copied verbatim below; leaseAddress, refreshInstanceDomains, notifyEdge and
+ * 0.3, logging: ['query'] on a DataSource given to the services), and the
+ * hot reads' (libs/core/src/database/hot-reads.ts: the flavors page and the
+ * catalog lookups) printed from selectAll/columnOf; all are copied verbatim
+ * below; leaseAddress, refreshInstanceDomains, notifyEdge and
  * ApiKeyHasher are the project's own code, imported by relative path so that
  * no framework module is loaded here. If the services change their queries,
  * update these: the bench compares what one create of each server leaves in
@@ -49,15 +51,15 @@ const SQL = {
   flavorsFirstPage:
     'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE ($1::text IS NULL OR "id" > $1) ORDER BY "id" LIMIT $2',
   imageById:
-    'SELECT "Image"."id" AS "Image_id", "Image"."name" AS "Image_name", "Image"."description" AS "Image_description" FROM "images" "Image" WHERE (("Image"."id" = $1)) LIMIT 1',
+    'SELECT "id" AS "id", "name" AS "name", "description" AS "description" FROM "images" WHERE "id" = $1 LIMIT 1',
   flavorByIdOrName:
-    'SELECT "Flavor"."id" AS "Flavor_id", "Flavor"."name" AS "Flavor_name", "Flavor"."vcpus" AS "Flavor_vcpus", "Flavor"."ram_mb" AS "Flavor_ram_mb", "Flavor"."disk_gb" AS "Flavor_disk_gb" FROM "flavors" "Flavor" WHERE (((("Flavor"."id" = $1))) OR ((("Flavor"."name" = $2)))) LIMIT 1',
+    'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE "id" = $1 OR "name" = $1 LIMIT 1',
   networkById:
-    'SELECT "Network"."id" AS "Network_id", "Network"."name" AS "Network_name", "Network"."cidr" AS "Network_cidr" FROM "networks" "Network" WHERE (("Network"."id" = $1)) LIMIT 1',
+    'SELECT "id" AS "id", "name" AS "name", "cidr" AS "cidr" FROM "networks" WHERE "id" = $1 LIMIT 1',
   keypairByName:
-    'SELECT "Keypair"."name" AS "Keypair_name", "Keypair"."fingerprint" AS "Keypair_fingerprint" FROM "keypairs" "Keypair" WHERE (("Keypair"."name" = $1)) LIMIT 1',
+    'SELECT "name" AS "name", "fingerprint" AS "fingerprint" FROM "keypairs" WHERE "name" = $1 LIMIT 1',
   securityGroupByName:
-    'SELECT "SecurityGroup"."id" AS "SecurityGroup_id", "SecurityGroup"."name" AS "SecurityGroup_name", "SecurityGroup"."description" AS "SecurityGroup_description", "SecurityGroup"."rules" AS "SecurityGroup_rules" FROM "security_groups" "SecurityGroup" WHERE (("SecurityGroup"."name" = $1)) LIMIT 1',
+    'SELECT "id" AS "id", "name" AS "name", "description" AS "description", "rules" AS "rules" FROM "security_groups" WHERE "name" = $1 LIMIT 1',
   instanceExists:
     'SELECT "Instance"."id" AS "Instance_id", "Instance"."project_id" AS "Instance_project_id", "Instance"."user_id" AS "Instance_user_id", "Instance"."name" AS "Instance_name", "Instance"."image_id" AS "Instance_image_id", "Instance"."image_name" AS "Instance_image_name", "Instance"."flavor_id" AS "Instance_flavor_id", "Instance"."network_id" AS "Instance_network_id", "Instance"."keypair_name" AS "Instance_keypair_name", "Instance"."security_group_ids" AS "Instance_security_group_ids", "Instance"."port" AS "Instance_port", "Instance"."dname" AS "Instance_dname", "Instance"."user_data" AS "Instance_user_data", "Instance"."address" AS "Instance_address", "Instance"."status" AS "Instance_status", "Instance"."status_reason" AS "Instance_status_reason", "Instance"."metadata" AS "Instance_metadata", "Instance"."generation" AS "Instance_generation", "Instance"."build_deadline" AS "Instance_build_deadline", "Instance"."created_at" AS "Instance_created_at", "Instance"."updated_at" AS "Instance_updated_at" FROM "instances" "Instance" WHERE "Instance"."id" IN ($1)',
   insertInstance:
@@ -142,7 +144,7 @@ app.post('/v1/instances', async (req, reply) => {
   }
   const [image, flavor, network, keypair] = await Promise.all([
     one(SQL.imageById, [dto.image_id]),
-    one(SQL.flavorByIdOrName, [dto.flavor_id, dto.flavor_id]),
+    one(SQL.flavorByIdOrName, [dto.flavor_id]),
     one(SQL.networkById, [dto.network_id]),
     one(SQL.keypairByName, [dto.keypair_name]),
   ]);
@@ -161,19 +163,19 @@ app.post('/v1/instances', async (req, reply) => {
   try {
     await client.query('START TRANSACTION');
     const manager = { query: async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows };
-    const address = await leaseAddress(manager as unknown as EntityManager, network.Network_cidr, 'instance', id);
+    const address = await leaseAddress(manager as unknown as EntityManager, network.cidr, 'instance', id);
     await client.query(SQL.instanceExists, [id]);
     await client.query(SQL.insertInstance, [
       id,
       principal.projectId,
       principal.userId,
       dto.name,
-      image.Image_id,
+      image.id,
       dto.imageName ?? null,
-      flavor.Flavor_id,
-      network.Network_id,
+      flavor.id,
+      network.id,
       dto.keypair_name,
-      [group.SecurityGroup_id],
+      [group.id],
       port,
       dto.dname ?? null,
       dto.user_data ?? null,
@@ -207,9 +209,9 @@ app.post('/v1/instances', async (req, reply) => {
     id,
     name: dto.name,
     status: 'building',
-    image_id: image.Image_id,
-    flavor_id: flavor.Flavor_id,
-    network_id: network.Network_id,
+    image_id: image.id,
+    flavor_id: flavor.id,
+    network_id: network.id,
     created_at: (row.Instance_created_at as Date).toISOString(),
   };
 });
