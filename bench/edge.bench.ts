@@ -16,7 +16,7 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
-import { createTenant, DEMO_INSTANCE, freePort, resetTestInstallation, TestStack, testDataSource, waitForInstance } from '@stratus/testing';
+import { createTenant, DEMO_INSTANCE, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -273,6 +273,9 @@ http {
     for (const d of daemons) d.kill('SIGTERM');
     await stack.stop();
     await db.destroy();
+    // The worker was stopped to show the edge serving alone, so no delete
+    // can end the target instance: end it as a test teardown does.
+    await killInstancesUnder(join(testConfig().DATA_DIR, 'instances'));
   }
 }
 
