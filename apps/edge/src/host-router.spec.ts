@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, IncomingHttpHeaders, request, Server } from 'node:http';
-import { AddressInfo, createServer as createTcpServer } from 'node:net';
+import { AddressInfo, connect, createServer as createTcpServer } from 'node:net';
 import { HostRouter } from './host-router';
 
 /** The router end to end on loopback: a client, the router, and an instance that says what it received. */
@@ -181,6 +181,31 @@ describe('HostRouter', () => {
       router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
       other.close();
       other.closeAllConnections();
+    }
+  });
+  it('a client that abandons its upload ends the upload to the instance at once, not at the response timeout', async () => {
+    let sawClose: (at: number) => void = () => undefined;
+    const closed = new Promise<number>((resolve) => (sawClose = resolve));
+    const slow = createServer((req) => {
+      req.on('data', () => undefined);
+      req.on('close', () => sawClose(Date.now()));
+    });
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    router.setHosts([{ hostname: 'slow.localhost', ip: '127.0.0.1', port: (slow.address() as AddressInfo).port }]);
+    try {
+      const client = connect(routerPort, '127.0.0.1');
+      await once(client, 'connect');
+      client.write(`POST /upload HTTP/1.1\r\nHost: slow.localhost\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(5000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+      const gone = Date.now();
+      client.destroy();
+      const at = await Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(Infinity), 3_000))]);
+      expect(at - gone).toBeLessThan(3_000);
+    } finally {
+      router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+      slow.close();
+      slow.closeAllConnections();
     }
   });
 });

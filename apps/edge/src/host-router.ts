@@ -73,7 +73,12 @@ export class HostRouter {
     if (f.host === null) return fail(res, 400, 'bad_request', 'the request has no Host header');
     const pool = this.hosts.get(f.host);
     if (!pool) return fail(res, 404, 'not_found', `no proxy host ${f.host}`);
-    pool.request({ method: req.method ?? 'GET', head: f.head, body: f.hasBody ? req : null, chunked: f.chunked }, new ResponseRelay(res, f.host));
+    const exchange = pool.request({ method: req.method ?? 'GET', head: f.head, body: f.hasBody ? req : null, chunked: f.chunked }, new ResponseRelay(res, f.host));
+    // The client may leave mid-upload or mid-download: the instance's side
+    // of the exchange ends then too, rather than at the response timeout.
+    res.once('close', () => {
+      if (!res.writableFinished) exchange.abort();
+    });
   }
 }
 
@@ -119,10 +124,6 @@ class ResponseRelay implements ResponseSink {
       return;
     }
     if (!this.writeHead()) return exchange.abort();
-    // The client may leave mid-body: stop reading from the instance then.
-    this.res.once('close', () => {
-      if (!this.res.writableFinished) exchange.abort();
-    });
   }
 
   body(chunk: Buffer, resume: () => void): boolean {

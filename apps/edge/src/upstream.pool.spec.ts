@@ -290,4 +290,65 @@ describe('UpstreamPool', () => {
     expect(received).toBe(big.length);
     expect(pauses).toBe(3);
   });
+  it('a slow client is not the instance going silent: no response timeout while the sink holds reading', async () => {
+    const { pool } = await make(
+      (s) => {
+        s.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabc');
+        setTimeout(() => s.write('def'), 30);
+      },
+      { responseTimeoutMs: 100 },
+    );
+    const outcome = await new Promise<string>((resolve) => {
+      let body = '';
+      let held = false;
+      pool.request(
+        { method: 'GET', head: 'GET / HTTP/1.1\r\n\r\n', body: null, chunked: false },
+        {
+          head: () => undefined,
+          body(chunk, resume) {
+            body += chunk.toString();
+            if (held) return true;
+            // The client takes three response timeouts to drain the first piece.
+            held = true;
+            setTimeout(resume, 300);
+            return false;
+          },
+          end: () => resolve(`end ${body}`),
+          failed: (r) => resolve(`failed ${r} ${body}`),
+        },
+      );
+    });
+    expect(outcome).toBe('end abcdef');
+  });
+
+  it('the handle request() returns ends the exchange before any answer (a client gone mid-upload)', async () => {
+    let closedAt = 0;
+    const { pool } = await make((s) => s.once('close', () => (closedAt = Date.now())));
+    const body = new PassThrough();
+    const sink: ResponseSink = { head: () => undefined, body: () => true, end: () => undefined, failed: () => undefined };
+    const exchange = pool.request({ method: 'POST', head: 'POST / HTTP/1.1\r\ncontent-length: 100\r\n\r\n', body, chunked: false }, sink);
+    body.write('x'.repeat(10));
+    await new Promise((r) => setTimeout(r, 50));
+    const abortedAt = Date.now();
+    exchange.abort();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closedAt).toBeGreaterThanOrEqual(abortedAt);
+  });
+
+  it('the handle of a finished exchange leaves the connection alone when it carries the next one', async () => {
+    const { pool, connections } = await make((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    let first!: Exchange;
+    await new Promise<void>((resolve) => {
+      first = pool.request({ method: 'GET', head: 'GET / HTTP/1.1\r\n\r\n', body: null, chunked: false }, {
+        head: () => undefined,
+        body: () => true,
+        end: () => resolve(),
+        failed: () => resolve(),
+      });
+    });
+    const second = send(pool);
+    first.abort();
+    expect(await second).toMatchObject({ status: 200, body: 'ok' });
+    expect(connections()).toBe(1);
+  });
 });

@@ -89,19 +89,32 @@ export class UpstreamPool {
     readonly options: PoolOptions = DEFAULT_POOL_OPTIONS,
   ) {}
 
-  /** Sends one request; the response (or the failure) goes to `sink`. */
-  request(req: UpstreamRequest, sink: ResponseSink): void {
+  /**
+   * Sends one request; the response (or the failure) goes to `sink`. The
+   * returned exchange stops it whenever the client goes away, on whichever
+   * connection it runs by then.
+   */
+  request(req: UpstreamRequest, sink: ResponseSink): Exchange {
     const now = Date.now();
     let conn = this.idle.pop();
     while (conn && (conn.idleUntil < now || conn.socket.destroyed)) {
       conn.socket.destroy();
       conn = this.idle.pop();
     }
+    let current = conn ?? this.open();
     // A reused connection may have been closed by the instance just now (its
     // FIN not yet read): a request that can be repeated gets a second try on
     // a new connection when no byte of the answer came back.
-    const retry = conn && req.body === null && IDEMPOTENT.has(req.method) ? () => this.open().send(req, sink, null) : null;
-    (conn ?? this.open()).send(req, sink, retry);
+    const retry =
+      conn && req.body === null && IDEMPOTENT.has(req.method)
+        ? () => {
+            current = this.open();
+            current.send(req, sink, null);
+          }
+        : null;
+    current.send(req, sink, retry);
+    // Only while this exchange runs: once it ended, its connection may carry another.
+    return { abort: () => current.abortFor(sink) };
   }
 
   /** Connections open right now (idle ones included); for tests. */
@@ -264,7 +277,12 @@ class UpstreamConnection implements Exchange {
 
   /** Drops the exchange and its connection without telling the sink. */
   abort(): void {
-    if (!this.sink) return;
+    this.abortFor(this.sink);
+  }
+
+  /** As abort(), if the running exchange is still the one answering `sink`. */
+  abortFor(sink: ResponseSink | null): void {
+    if (!this.sink || this.sink !== sink) return;
     this.sink = null;
     this.retry = null;
     this.body = null;
@@ -273,7 +291,16 @@ class UpstreamConnection implements Exchange {
 
   private onBody(chunk: Buffer): void {
     const sink = this.sink;
-    if (sink && !sink.body(chunk, () => this.socket.resume())) this.socket.pause();
+    if (sink && !sink.body(chunk, () => this.resumeReading())) {
+      // Waiting on a slow client is not the instance's silence: no response timeout meanwhile.
+      this.socket.pause();
+      this.socket.setTimeout(0);
+    }
+  }
+
+  private resumeReading(): void {
+    this.socket.setTimeout(this.pool.options.responseTimeoutMs);
+    this.socket.resume();
   }
 
   private onComplete(): void {
