@@ -5,10 +5,10 @@ import { DATABASE_DRIVER, DatabaseDriver, DriverError } from '@stratus/providers
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
+import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
 import { serverSpecOf } from './database-server-spec';
 
 /** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
-const LOST_JOB_GRACE_MS = 30_000;
 
 /**
  * Level-based repair of database servers: restarts a ready server that
@@ -48,11 +48,11 @@ export class DatabasesReconciler {
             });
             if (failed) await this.driver.delete(databaseServerKey(row));
           } else {
-            await this.ensureJob(row, 'database.create');
+            await this.repairJob(row, 'database.create');
           }
           break;
         case 'deleting':
-          await this.ensureJob(row, 'database.delete');
+          await this.repairJob(row, 'database.delete');
           break;
         default:
           break;
@@ -81,15 +81,9 @@ export class DatabasesReconciler {
     }
   }
 
-  private async ensureJob(row: ManagedDatabase, name: 'database.create' | 'database.delete'): Promise<void> {
+  private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, databaseServerKey(row), { databaseId: row.id, generation: row.generation });
-    const existing = await this.queue.getJob(job.jobId);
-    if (!existing) {
-      this.logger.warn({ database: databaseServerKey(row), job: job.jobId }, 're-enqueueing a lost job');
-      await this.queue.add(job.name, job.payload, { jobId: job.jobId });
-    } else if (await existing.isFailed()) {
-      await existing.retry('failed').catch(() => undefined);
-    }
+    if (await ensureJob(this.queue, job)) this.logger.warn({ database: databaseServerKey(row), job: job.jobId }, 're-enqueued a lost job');
   }
 }

@@ -5,9 +5,9 @@ import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
+import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
 
 /** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
-const LOST_JOB_GRACE_MS = 30_000;
 
 /**
  * Level-based repair of instances: compares every live row with what the
@@ -55,11 +55,11 @@ export class InstancesReconciler {
             });
             if (failed) await this.driver.delete(row.id);
           } else {
-            await this.ensureJob(row, 'instance.create');
+            await this.repairJob(row, 'instance.create');
           }
           break;
         case 'DELETING':
-          await this.ensureJob(row, 'instance.delete');
+          await this.repairJob(row, 'instance.delete');
           break;
         default:
           break;
@@ -73,16 +73,9 @@ export class InstancesReconciler {
     if (!row || row.status === 'DELETING') await this.driver.delete(id);
   }
 
-  private async ensureJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
+  private async repairJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, row.id, { instanceId: row.id, generation: row.generation });
-    const existing = await this.queue.getJob(job.jobId);
-    if (!existing) {
-      this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueueing a lost job');
-      await this.queue.add(job.name, job.payload, { jobId: job.jobId });
-    } else if (await existing.isFailed()) {
-      // Another worker may retry it first; either way it runs again.
-      await existing.retry('failed').catch(() => undefined);
-    }
+    if (await ensureJob(this.queue, job)) this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueued a lost job');
   }
 }

@@ -5,8 +5,7 @@ import { VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { JobName, QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-
-const LOST_JOB_GRACE_MS = 30_000;
+import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
 
 const JOB_OF: Partial<Record<Volume['status'], JobName & `volume.${string}`>> = {
   creating: 'volume.create',
@@ -54,13 +53,7 @@ export class VolumesReconciler {
       .getMany();
     for (const row of moving) {
       const job = resourceJob(JOB_OF[row.status]!, row.id, { volumeId: row.id, generation: row.generation });
-      const existing = await this.queue.getJob(job.jobId);
-      if (!existing) {
-        this.logger.warn({ volume: row.id, job: job.jobId }, 're-enqueueing a lost job');
-        await this.queue.add(job.name, job.payload, { jobId: job.jobId });
-      } else if (await existing.isFailed()) {
-        await existing.retry('failed').catch(() => undefined);
-      }
+      if (await ensureJob(this.queue, job)) this.logger.warn({ volume: row.id, job: job.jobId }, 're-enqueued a lost job');
     }
   }
 }

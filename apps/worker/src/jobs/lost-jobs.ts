@@ -1,0 +1,25 @@
+import { PendingJob } from '@stratus/queue';
+import { Queue } from 'bullmq';
+
+/**
+ * A row whose state changed less than this long ago is still waiting for the
+ * enqueue that follows its commit (or for the outbox relay): the reconcilers
+ * leave its job alone until then.
+ */
+export const LOST_JOB_GRACE_MS = 30_000;
+
+/**
+ * Level-based repair of a row's job: enqueued again when Redis lost it,
+ * retried when it failed for good. Its id is deterministic, so this never
+ * duplicates a job that exists. Returns whether the job had been lost.
+ */
+export async function ensureJob(queue: Queue, job: PendingJob): Promise<boolean> {
+  const existing = await queue.getJob(job.jobId);
+  if (!existing) {
+    await queue.add(job.name, job.payload, { jobId: job.jobId });
+    return true;
+  }
+  // Another worker may retry it first; either way it runs again.
+  if (await existing.isFailed()) await existing.retry('failed').catch(() => undefined);
+  return false;
+}
