@@ -21,7 +21,7 @@
  * The statements TypeORM generates were captured from its query log (TypeORM
  * 0.3, logging: ['query'] on a DataSource given to the services), and the
  * hot reads' (libs/core/src/database/hot-reads.ts: the flavors page and the
- * catalog lookups) printed from selectAll/columnOf; all are copied verbatim
+ * catalog lookups) printed from selectAll and hotFindOne; all are copied verbatim
  * below; leaseAddress, refreshInstanceDomains, notifyEdge and
  * ApiKeyHasher are the project's own code, imported by relative path so that
  * no framework module is loaded here. If the services change their queries,
@@ -53,7 +53,7 @@ const SQL = {
   imageById:
     'SELECT "id" AS "id", "name" AS "name", "description" AS "description" FROM "images" WHERE "id" = $1 LIMIT 1',
   flavorByIdOrName:
-    'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE "id" = $1 OR "name" = $1 LIMIT 1',
+    'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE "id" = $1 OR "name" = $2 LIMIT 1',
   networkById:
     'SELECT "id" AS "id", "name" AS "name", "cidr" AS "cidr" FROM "networks" WHERE "id" = $1 LIMIT 1',
   keypairByName:
@@ -144,7 +144,7 @@ app.post('/v1/instances', async (req, reply) => {
   }
   const [image, flavor, network, keypair] = await Promise.all([
     one(SQL.imageById, [dto.image_id]),
-    one(SQL.flavorByIdOrName, [dto.flavor_id]),
+    one(SQL.flavorByIdOrName, [dto.flavor_id, dto.flavor_id]),
     one(SQL.networkById, [dto.network_id]),
     one(SQL.keypairByName, [dto.keypair_name]),
   ]);

@@ -1,4 +1,4 @@
-import { columnOf, Flavor, hotRead, Instance, ManagedDatabase, selectAll, SecurityGroup } from '@stratus/core';
+import { Flavor, hotFindOne, Instance, ManagedDatabase, SecurityGroup } from '@stratus/core';
 import { createTenant, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
@@ -23,9 +23,9 @@ describe('hot reads', () => {
     await db.destroy();
   });
 
-  async function expectSameAsTypeorm<E extends ObjectLiteral>(entity: new () => E, key: keyof E & string, value: unknown): Promise<void> {
-    const [hot] = await hotRead(db, entity, `${selectAll(db, entity)} WHERE ${columnOf(db, entity, key)} = $1`, [value]);
-    const orm = await db.getRepository(entity as EntityTarget<E>).findOneByOrFail({ [key]: value } as never);
+  async function expectSameAsTypeorm<E extends ObjectLiteral>(entity: new () => E, where: Partial<E> | Array<Partial<E>>): Promise<void> {
+    const hot = await hotFindOne(db, entity, where);
+    const orm = await db.getRepository(entity as EntityTarget<E>).findOneByOrFail(where as never);
     expect(hot).toBeDefined();
     expect({ ...hot }).toEqual({ ...orm });
   }
@@ -55,7 +55,8 @@ describe('hot reads', () => {
       generation: 3,
       provisionDeadline: new Date(Date.now() + 60_000),
     });
-    await expectSameAsTypeorm(ManagedDatabase, 'id', row.id);
+    await expectSameAsTypeorm(ManagedDatabase, { id: row.id, engine: 'postgres' });
+    expect(await hotFindOne(db, ManagedDatabase, { id: row.id, engine: 'redis' })).toBeUndefined();
   });
 
   it('reads an instance, its jsonb metadata included, as findOneBy does', async () => {
@@ -79,13 +80,13 @@ describe('hot reads', () => {
       generation: 1,
       buildDeadline: new Date(Date.now() + 60_000),
     } as Partial<Instance>);
-    await expectSameAsTypeorm(Instance, 'id', row.id);
+    await expectSameAsTypeorm(Instance, { id: row.id });
   });
 
-  it('reads catalog rows as findOneBy does', async () => {
+  it('reads catalog rows as findOneBy does, alternatives (OR) included', async () => {
     const flavor = (await db.getRepository(Flavor).find({ take: 1 }))[0];
     const group = (await db.getRepository(SecurityGroup).find({ take: 1 }))[0];
-    await expectSameAsTypeorm(Flavor, 'id', flavor.id);
-    await expectSameAsTypeorm(SecurityGroup, 'id', group.id);
+    await expectSameAsTypeorm(Flavor, [{ id: flavor.name }, { name: flavor.name }]);
+    await expectSameAsTypeorm(SecurityGroup, { name: group.name });
   });
 });

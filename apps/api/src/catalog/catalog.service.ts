@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
-import { columnOf, Flavor, hotRead, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
+import { columnOf, Flavor, hotFindOne, hotRead, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
 import { DataSource, ObjectLiteral } from 'typeorm';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
 
@@ -32,19 +32,19 @@ export class CatalogService {
 
   /** A flavor by id or by name, as SPEC.md allows either; 400 naming `field` otherwise. */
   async requireFlavor(idOrName: string, field: string): Promise<Flavor> {
-    return this.require(Flavor, ['id', 'name'], idOrName, `${field}: flavor "${idOrName}" does not exist`);
+    return this.require(Flavor, [{ id: idOrName }, { name: idOrName }], `${field}: flavor "${idOrName}" does not exist`);
   }
 
   async requireImage(id: string, field: string): Promise<Image> {
-    return this.require(Image, ['id'], id, `${field}: image "${id}" does not exist`);
+    return this.require(Image, { id }, `${field}: image "${id}" does not exist`);
   }
 
   async requireNetwork(id: string, field: string): Promise<Network> {
-    return this.require(Network, ['id'], id, `${field}: network "${id}" does not exist`);
+    return this.require(Network, { id }, `${field}: network "${id}" does not exist`);
   }
 
   async requireKeypair(name: string, field: string): Promise<Keypair> {
-    return this.require(Keypair, ['name'], name, `${field}: keypair "${name}" does not exist`);
+    return this.require(Keypair, { name }, `${field}: keypair "${name}" does not exist`);
   }
 
   /**
@@ -59,20 +59,16 @@ export class CatalogService {
       ['security_group_names', names ?? [], 'name'],
     ] as const) {
       for (const [i, value] of values.entries()) {
-        const group = await this.require(SecurityGroup, [key], value, `${field}[${i}]: security group "${value}" does not exist`);
+        const group = await this.require(SecurityGroup, { [key]: value }, `${field}[${i}]: security group "${value}" does not exist`);
         found.push(group.id);
       }
     }
     return [...new Set(found)];
   }
 
-  /**
-   * The row whose `keys` (any of them) equal `value`, or 400 with `message`.
-   * Every create runs several of these before its transaction: hot reads.
-   */
-  private async require<E extends ObjectLiteral>(entity: new () => E, keys: Array<keyof E & string>, value: string, message: string): Promise<E> {
-    const where = keys.map((k) => `${columnOf(this.dataSource, entity, k)} = $1`).join(' OR ');
-    const [row] = await hotRead(this.dataSource, entity, `${selectAll(this.dataSource, entity)} WHERE ${where} LIMIT 1`, [value]);
+  /** The row `where` finds (a hot read: every create runs several of these), or 400 with `message`. */
+  private async require<E extends ObjectLiteral>(entity: new () => E, where: Partial<E> | Array<Partial<E>>, message: string): Promise<E> {
+    const row = await hotFindOne(this.dataSource, entity, where);
     if (!row) throw new BadRequestException(message);
     return row;
   }

@@ -7,12 +7,11 @@ import {
   databaseServerKey,
   ENGINE_PORTS,
   generateDatabasePassword,
-  hotRead,
+  hotFindOne,
   leaseAddress,
   ManagedDatabase,
   Principal,
   scramSha256Verifier,
-  selectAll,
   sha256Hex,
 } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
@@ -118,9 +117,7 @@ export class DatabasesService {
    * project's. Clients poll this until `ready`, so it is a hot read.
    */
   async get(engine: DatabaseEngine, id: string, principal: Principal): Promise<ManagedDatabase> {
-    const [row] = /^\d{1,9}$/.test(id)
-      ? await hotRead(this.dataSource, ManagedDatabase, `${selectAll(this.dataSource, ManagedDatabase)} WHERE "id" = $1 AND "engine" = $2`, [Number(id), engine])
-      : [];
+    const row = /^\d{1,9}$/.test(id) ? await hotFindOne(this.dataSource, ManagedDatabase, { id: Number(id), engine }) : undefined;
     if (!row) throw new NotFoundException(`${ENGINE_NOUN[engine]} ${id} not found`);
     if (row.projectId !== principal.projectId) throw new ForbiddenException(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
     return row;

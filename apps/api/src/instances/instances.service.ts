@@ -2,13 +2,12 @@ import { BadRequestException, ConflictException, ForbiddenException, Injectable,
 import {
   AppConfig,
   compareAndSet,
-  hotRead,
+  hotFindOne,
   Instance,
   INSTANCE_CAS,
   InstanceStatus,
   leaseAddress,
   Principal,
-  selectAll,
 } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
@@ -104,7 +103,7 @@ export class InstancesService {
 
   /** 404 when it does not exist, 403 when it is another project's. Polled until ACTIVE: a hot read. */
   async get(id: string, principal: Principal): Promise<Instance> {
-    const [row] = UUID.test(id) ? await hotRead(this.dataSource, Instance, `${selectAll(this.dataSource, Instance)} WHERE "id" = $1`, [id]) : [];
+    const row = UUID.test(id) ? await hotFindOne(this.dataSource, Instance, { id }) : undefined;
     if (!row) throw new NotFoundException(`instance ${id} not found`);
     if (row.projectId !== principal.projectId) throw new ForbiddenException(`instance ${id} belongs to another project`);
     return row;

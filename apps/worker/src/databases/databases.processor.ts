@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotRead, ManagedDatabase, releaseAddress, selectAll } from '@stratus/core';
+import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase, releaseAddress } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -51,7 +51,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit {
 
   private async create(id: number, generation: number): Promise<void> {
     // A hot read: the job is on the path from POST to ready that clients wait on.
-    const [row] = await hotRead(this.dataSource, ManagedDatabase, `${selectAll(this.dataSource, ManagedDatabase)} WHERE "id" = $1`, [id]);
+    const row = await hotFindOne(this.dataSource, ManagedDatabase, { id });
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
     await withDriverErrors(

@@ -37,3 +37,34 @@ export async function hotRead<E extends ObjectLiteral>(dataSource: DataSource, _
   const pool: Pool = (dataSource.driver as PostgresDriver).master;
   return (await pool.query<E>(sql, params)).rows;
 }
+
+const finds = new WeakMap<DataSource, Map<string, string>>();
+
+/**
+ * `findOneBy` the hot way: `where` as TypeORM takes it, one object (its
+ * fields ANDed) or a list of them (ORed), compared with `=`. The SQL is built
+ * once per entity and shape of `where`.
+ */
+export async function hotFindOne<E extends ObjectLiteral>(
+  dataSource: DataSource,
+  entity: new () => E,
+  where: Partial<E> | Array<Partial<E>>,
+): Promise<E | undefined> {
+  const alternatives = (Array.isArray(where) ? where : [where]).map((w) => Object.keys(w));
+  const shape = `${entity.name}:${alternatives.map((keys) => keys.join(',')).join('|')}`;
+  let byShape = finds.get(dataSource);
+  if (!byShape) finds.set(dataSource, (byShape = new Map()));
+  let sql = byShape.get(shape);
+  if (!sql) {
+    let n = 0;
+    const or = alternatives.map((keys) => {
+      const and = keys.map((k) => `${columnOf(dataSource, entity, k)} = $${++n}`).join(' AND ');
+      return alternatives.length > 1 && keys.length > 1 ? `(${and})` : and;
+    });
+    sql = `${selectAll(dataSource, entity)} WHERE ${or.join(' OR ')} LIMIT 1`;
+    byShape.set(shape, sql);
+  }
+  const params = (Array.isArray(where) ? where : [where]).flatMap((w) => Object.values(w));
+  const [row] = await hotRead(dataSource, entity, sql, params);
+  return row;
+}
