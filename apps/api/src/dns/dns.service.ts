@@ -1,11 +1,11 @@
-import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { AppConfig, Instance, isHostname, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { isUniqueViolation } from '../http/unique-violation';
+import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { CreateProxyHostDto, ProxyHostUpdateFields, UpdateDnsDto } from './dns.dto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Metadata keys the platform writes; update-dns may not change them. */
 const MANAGED_KEYS = ['isPublic', 'enableSSH', 'floatingIp', 'privateIp', 'resourceLimits', 'domains'];
@@ -49,7 +49,7 @@ export class DnsService {
   }
 
   async updateDns(dto: UpdateDnsDto, principal: Principal): Promise<{ instance_id: string; metadata: Record<string, string> }> {
-    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId', NotFoundException);
+    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
     const managed = Object.keys(dto.metadata).filter((k) => MANAGED_KEYS.includes(k));
     if (managed.length) throw new BadRequestException(managed.map((k) => `metadata.${k}: is managed by the platform`).join('; '));
     const [rows] = await this.dataSource.query(
@@ -119,16 +119,9 @@ export class DnsService {
   }
 
   /** The instance a request names: missing 404 (400 if not even an id), another project's 403. */
-  private async instanceOf(
-    id: string,
-    principal: Principal,
-    field: string,
-    Missing: new (m: string) => Error = NotFoundException,
-  ): Promise<Instance> {
+  /** As findOwnedInstance, but an id that is no UUID is a bad field rather than a missing instance. */
+  private async instanceOf(id: string, principal: Principal, field: string): Promise<Instance> {
     if (!UUID.test(id)) throw new BadRequestException(`${field}: must be an instance id (UUID)`);
-    const instance = await this.dataSource.getRepository(Instance).findOneBy({ id });
-    if (!instance) throw new Missing(`instance ${id} not found`);
-    if (instance.projectId !== principal.projectId) throw new ForbiddenException(`instance ${id} belongs to another project`);
-    return instance;
+    return findOwnedInstance(this.dataSource, id, principal);
   }
 }

@@ -1,8 +1,7 @@
-import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable } from '@nestjs/common';
 import {
   AppConfig,
   compareAndSet,
-  hotFindOne,
   Instance,
   INSTANCE_CAS,
   InstanceStatus,
@@ -16,6 +15,7 @@ import { CatalogService } from '../catalog/catalog.service';
 import { DnsService } from '../dns/dns.service';
 import { VolumesService } from '../volumes/volumes.service';
 import { CreateInstanceDto } from './create-instance.dto';
+import { findOwnedInstance } from './owned-instance';
 
 /** A readable, practically unique name for an instance created without `dname`: `<name>-<8 hex of its id>`. */
 function generatedLabel(name: string, id: string): string {
@@ -23,7 +23,6 @@ function generatedLabel(name: string, id: string): string {
   return `${slug || 'instance'}-${id.slice(0, 8)}`;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class InstancesService {
@@ -101,12 +100,9 @@ export class InstancesService {
     });
   }
 
-  /** 404 when it does not exist, 403 when it is another project's. Polled until ACTIVE: a hot read. */
-  async get(id: string, principal: Principal): Promise<Instance> {
-    const row = UUID.test(id) ? await hotFindOne(this.dataSource, Instance, { id }) : undefined;
-    if (!row) throw new NotFoundException(`instance ${id} not found`);
-    if (row.projectId !== principal.projectId) throw new ForbiddenException(`instance ${id} belongs to another project`);
-    return row;
+  /** 404 when it does not exist, 403 when it is another project's. */
+  get(id: string, principal: Principal): Promise<Instance> {
+    return findOwnedInstance(this.dataSource, id, principal);
   }
 
   /** Marks the instance DELETING and hands the teardown to the worker. Repeating it is harmless. */

@@ -1,11 +1,11 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import { AppConfig, compareAndSet, Instance, OutboxEntry, Principal, Volume, VOLUME_CAS, VolumeStatus } from '@stratus/core';
+import { AppConfig, compareAndSet, OutboxEntry, Principal, Volume, VOLUME_CAS, VolumeStatus } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Instances in these states cannot take a new attachment. */
 const UNATTACHABLE = ['DELETING', 'ERROR'];
@@ -91,9 +91,7 @@ export class VolumesService {
 
   async attach(dto: AttachVolumeDto, principal: Principal): Promise<Volume> {
     const volume = await this.get(dto.volume_id, principal);
-    const instance = UUID.test(dto.instance_id) ? await this.dataSource.getRepository(Instance).findOneBy({ id: dto.instance_id }) : null;
-    if (!instance) throw new NotFoundException(`instance ${dto.instance_id} not found`);
-    if (instance.projectId !== principal.projectId) throw new ForbiddenException(`instance ${dto.instance_id} belongs to another project`);
+    const instance = await findOwnedInstance(this.dataSource, dto.instance_id, principal);
     if (UNATTACHABLE.includes(instance.status)) throw new ConflictException(`instance ${instance.id} is ${instance.status}: it cannot take a volume`);
     if (volume.status === 'in-use' || volume.status === 'attaching') {
       throw new ConflictException(`volume ${volume.id} is already attached to instance ${volume.instanceId} (attachment ${volume.attachmentId})`);
