@@ -20,7 +20,7 @@
  *
  * The statements TypeORM generates were captured from its query log (TypeORM
  * 0.3, logging: ['query'] on a DataSource given to the services), and the
- * hot reads' (libs/core/src/database/hot-reads.ts: the flavors page and the
+ * hot reads' (libs/core/src/database/hot-queries.ts: the flavors page and the
  * catalog lookups) printed from selectAll and hotFindOne; all are copied verbatim
  * below; leaseAddress, refreshInstanceDomains, notifyEdge and
  * ApiKeyHasher are the project's own code, imported by relative path so that

@@ -12,8 +12,10 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '4';
 
-import { DatabaseEngine, ENGINE_PORTS, generateDatabasePassword, scramSha256Verifier, sha256Hex } from '@stratus/core';
+import { databaseServerKey, DatabaseEngine, ENGINE_PORTS, generateDatabasePassword, scramSha256Verifier, sha256Hex } from '@stratus/core';
 import { DatabaseDriver, localDatabaseDirs } from '@stratus/providers';
+import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
+import { Queue } from 'bullmq';
 import { createTenant, DB_PLACEMENT, HttpClient, resetTestInstallation, TestStack, testConfig, testDataSource } from '@stratus/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalDatabaseDriver } from '../libs/providers/src/local/databases/local-databases';
@@ -21,11 +23,14 @@ import { createLocalDatabaseDriver } from '../libs/providers/src/local/databases
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS || 10));
 const POLL_MS = 2;
 
-const ENGINES: Array<{ engine: DatabaseEngine; collection: string; body: Record<string, unknown>; targetMs: number }> = [
+const ALL_ENGINES: Array<{ engine: DatabaseEngine; collection: string; body: Record<string, unknown>; targetMs: number }> = [
   { engine: 'postgres', collection: 'databases', body: { version: '16' }, targetMs: 1000 },
   { engine: 'redis', collection: 'cache', body: {}, targetMs: 300 },
   { engine: 'clickhouse', collection: 'analytics', body: {}, targetMs: 2000 },
 ];
+
+/** BENCH_ENGINES (e.g. `redis,clickhouse`) runs some engines only. */
+const ENGINES = ALL_ENGINES.filter(({ engine }) => !process.env.BENCH_ENGINES || process.env.BENCH_ENGINES.split(',').includes(engine));
 
 const log = (msg: string) => process.stderr.write(`[bench:databases] ${msg}\n`);
 
@@ -36,24 +41,75 @@ function stats(samples: number[]): { median_ms: number; p95_ms: number; min_ms: 
   return { median_ms: round(at(0.5)), p95_ms: round(at(0.95)), min_ms: round(s[0]), max_ms: round(s[s.length - 1]) };
 }
 
-/** POST, then poll GET as fast as a client may until ready; returns milliseconds. */
-async function throughApi(api: HttpClient, collection: string, body: Record<string, unknown>, name: string): Promise<number> {
+/**
+ * Where one create's time went, in wall-clock milliseconds (the clocks of the
+ * bench, the api, the worker and PostgreSQL, all on one machine): POST sent
+ * to job queued (the api's checks and create), queued to picked up by the
+ * worker, picked up to `ready` written (row load, server start, status
+ * update: the row's `updated_at`), written to the client's first `ready`
+ * answer (polling); and the POST's own answer time.
+ */
+interface Phases {
+  post_answer_ms: number;
+  to_queued_ms: number;
+  to_picked_up_ms: number;
+  to_ready_written_ms: number;
+  to_seen_ready_ms: number;
+}
+
+/** POST, then poll GET as fast as a client may until ready; returns milliseconds and the phases. */
+async function throughApi(
+  api: HttpClient,
+  jobs: Queue,
+  engine: DatabaseEngine,
+  collection: string,
+  body: Record<string, unknown>,
+  name: string,
+): Promise<{ ms: number; phases: Phases }> {
+  const sent = Date.now();
   const started = performance.now();
   const created = await api.post(`/v1/${collection}`, { ...DB_PLACEMENT, ...body, name });
+  const answered = Date.now();
   if (created.status !== 202) throw new Error(`create ${collection}: ${created.status} ${created.text}`);
+  let readyAt: number;
   for (;;) {
     const res = await api.get(`/v1/${collection}/${created.body.id}`);
-    if (res.body.status === 'ready') break;
+    if (res.body.status === 'ready') {
+      readyAt = Date.parse(res.body.updated_at);
+      break;
+    }
     if (res.body.status === 'error') throw new Error(`${collection}/${created.body.id}: ${res.body.status_reason}`);
     await sleep(POLL_MS);
   }
   const elapsed = performance.now() - started;
+  const seen = Date.now();
+  const job = await jobs.getJob(resourceJobId('database.create', databaseServerKey({ engine, id: created.body.id }), 1));
+  if (!job?.processedOn) throw new Error(`no create job ran for ${collection}/${created.body.id}`);
+  const phases: Phases = {
+    post_answer_ms: answered - sent,
+    to_queued_ms: job.timestamp - sent,
+    to_picked_up_ms: job.processedOn - job.timestamp,
+    to_ready_written_ms: readyAt - job.processedOn,
+    to_seen_ready_ms: seen - readyAt,
+  };
   await api.delete(`/v1/${collection}/${created.body.id}`);
   for (;;) {
     if ((await api.get(`/v1/${collection}/${created.body.id}`)).status === 404) break;
     await sleep(20);
   }
-  return elapsed;
+  return { ms: elapsed, phases };
+}
+
+/** Median of each phase over the runs. */
+function medianPhases(runs: Phases[]): Phases {
+  const median = (k: keyof Phases) => stats(runs.map((p) => p[k])).median_ms;
+  return {
+    post_answer_ms: median('post_answer_ms'),
+    to_queued_ms: median('to_queued_ms'),
+    to_picked_up_ms: median('to_picked_up_ms'),
+    to_ready_written_ms: median('to_ready_written_ms'),
+    to_seen_ready_ms: median('to_seen_ready_ms'),
+  };
 }
 
 /** The same server, started by the driver alone: no API, no database row, no queue, no worker. */
@@ -90,24 +146,29 @@ async function main(): Promise<void> {
   // The bench's direct servers use the top of the pool, far from what the API leases.
   const driver = createLocalDatabaseDriver(config);
   const base = config.LOCAL_ADDRESS_POOL.split('.').slice(0, 2).join('.');
+  const jobs = new Queue(QUEUES.databases, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const results: Record<string, unknown> = {};
   try {
     for (const { engine, collection, body, targetMs } of ENGINES) {
       log(`${engine}: warm-up (template, caches)`);
-      await throughApi(api, collection, body, `warm-${collection}`);
+      await throughApi(api, jobs, engine, collection, body, `warm-${collection}`);
       await direct(driver, engine, 0, `${base}.250.1`);
       const viaApi: number[] = [];
+      const phases: Phases[] = [];
       const raw: number[] = [];
       // Alternate, so load from elsewhere on a shared machine falls on both.
       for (let i = 0; i < RUNS; i++) {
-        viaApi.push(await throughApi(api, collection, body, `bench-${'abcdefghijklmnopqrstuvwxyz'[i % 26]}`));
+        const run = await throughApi(api, jobs, engine, collection, body, `bench-${'abcdefghijklmnopqrstuvwxyz'[i % 26]}`);
+        viaApi.push(run.ms);
+        phases.push(run.phases);
         raw.push(await direct(driver, engine, i + 1, `${base}.250.${(i % 200) + 2}`));
-        log(`${engine} run ${i + 1}/${RUNS}: api ${viaApi[i].toFixed(0)} ms, direct ${raw[i].toFixed(0)} ms`);
+        log(`${engine} run ${i + 1}/${RUNS}: api ${viaApi[i].toFixed(0)} ms ${JSON.stringify(run.phases)}, direct ${raw[i].toFixed(0)} ms`);
       }
       const a = stats(viaApi);
       const r = stats(raw);
       results[engine] = {
         post_to_ready: a,
+        post_to_ready_phases: medianPhases(phases),
         raw_direct_start: r,
         ratio_median: Math.round((a.median_ms / r.median_ms) * 100) / 100,
         ratio_p95: Math.round((a.p95_ms / r.p95_ms) * 100) / 100,
@@ -118,6 +179,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await stack.stop();
+    await jobs.close();
     await db.destroy();
   }
   process.stdout.write(

@@ -35,4 +35,5 @@ export * from './databases/managed-database.entity';
 export * from './databases/database-cas';
 export * from './secrets/password-verifiers';
 export * from './dns/instance-domains';
-export * from './database/hot-reads';
+export * from './database/hot-queries';
+export * from './database/unique-violation';

@@ -21,6 +21,11 @@ export function resourceJob<N extends JobName>(
   return { name, payload, jobId: resourceJobId(name, resourceId, payload.generation) };
 }
 
+/** The outbox row of a job: name, id and payload (ids only). */
+export function outboxEntryOf(job: PendingJob): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'> {
+  return { jobName: job.name, jobId: job.jobId, payload: job.payload as Record<string, string | number> };
+}
+
 /**
  * The transactional outbox: `write` inside the resource's transaction,
  * `dispatch` after commit, `relay` on a schedule for whatever dispatch missed.
@@ -35,11 +40,7 @@ export class OutboxService {
   ) {}
 
   async write(manager: EntityManager, job: PendingJob): Promise<OutboxEntry> {
-    return manager.getRepository(OutboxEntry).save({
-      jobName: job.name,
-      jobId: job.jobId,
-      payload: job.payload as Record<string, string | number>,
-    });
+    return manager.getRepository(OutboxEntry).save(outboxEntryOf(job));
   }
 
   /** Best effort: a failure here is repaired by the relay, so it never fails the request. */

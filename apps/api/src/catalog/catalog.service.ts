@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
-import { columnOf, Flavor, hotFindOne, hotRead, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
+import { columnOf, Flavor, hotFindOne, hotQuery, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
 import { DataSource, ObjectLiteral } from 'typeorm';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
 
@@ -73,7 +73,7 @@ export class CatalogService {
     return row;
   }
 
-  /** One keyset page, read the hot way (libs/core/src/database/hot-reads.ts): this is the API's busiest read. */
+  /** One keyset page, read the hot way (libs/core/src/database/hot-queries.ts): this is the API's busiest read. */
   private async page<E extends ObjectLiteral, T>(
     entity: new () => E,
     key: keyof E & string,
@@ -82,7 +82,7 @@ export class CatalogService {
   ): Promise<Page<T>> {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
-    const rows = await hotRead(this.dataSource, entity, this.pageSql(entity, key), [after, limit + 1]);
+    const rows = await hotQuery<E>(this.dataSource, this.pageSql(entity, key), [after, limit + 1]);
     return toPage(rows, limit, (r) => String(r[key]), present);
   }
 

@@ -1,8 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { AppConfig, Instance, isHostname, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
+import { AppConfig, Instance, isHostname, isUniqueViolation, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { isUniqueViolation } from '../http/unique-violation';
 import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { CreateProxyHostDto, ProxyHostUpdateFields, UpdateDnsDto } from './dns.dto';
 

@@ -1,9 +1,8 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, Certificate, checkTargetIp, EdgeNode, GatewayRoute, notifyEdge, Principal } from '@stratus/core';
+import { AppConfig, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../http/unique-violation';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
 
 const BIND_POLL_MS = 20;

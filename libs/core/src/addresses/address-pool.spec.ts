@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { Client } from 'pg';
-import { leaseAddress, releaseAddress } from './address-pool';
+import { insertTogether } from '../database/hot-queries';
+import { AddressLease } from './address-lease.entity';
+import { leaseAddress, lowestFreeAddress, releaseAddress, withFreeAddress } from './address-pool';
 
 // Runs against a throwaway schema on the local PostgreSQL: the SQL is the whole logic.
 const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -17,7 +19,7 @@ describe('address leases', () => {
       `CREATE TABLE ${schema}.address_leases (address inet PRIMARY KEY, resource_kind text NOT NULL, resource_id text NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now())`,
     );
     await admin.end();
-    ds = await new DataSource({ type: 'postgres', url, schema, extra: { options: `-c search_path=${schema}` } }).initialize();
+    ds = await new DataSource({ type: 'postgres', url, schema, entities: [AddressLease], extra: { options: `-c search_path=${schema}` } }).initialize();
   });
 
   afterAll(async () => {
@@ -49,5 +51,41 @@ describe('address leases', () => {
     const pool = '127.96.0.0/16';
     const got = await Promise.all(Array.from({ length: 20 }, (_, i) => lease(pool, `c${i}`)));
     expect(new Set(got).size).toBe(20);
+  });
+
+  const insertLease = (address: string, id: string) =>
+    insertTogether(ds, [{ entity: AddressLease, values: { address, resourceKind: 'test', resourceId: id } }]).then(() => address);
+  const claim = (pool: string, id: string) => withFreeAddress(ds, pool, (address) => insertLease(address, id));
+
+  it('reads the lowest free address outside a transaction; a full pool is an error', async () => {
+    const pool = '127.95.0.0/30';
+    expect(await lowestFreeAddress(ds, pool)).toBe('127.95.0.1');
+    expect(await claim(pool, 'r1')).toBe('127.95.0.1');
+    expect(await claim(pool, 'r2')).toBe('127.95.0.2');
+    await expect(lowestFreeAddress(ds, pool)).rejects.toThrow('no free address left in 127.95.0.0/30');
+  });
+
+  it('retries only when the address was taken, not on other failures', async () => {
+    await claim('127.94.0.0/16', 'taken');
+    let tries = 0;
+    // The resource id is taken too: a unique violation that a fresh address does not cure.
+    const sameId = withFreeAddress(ds, '127.94.0.0/16', (address) => (tries++, insertLease(address, 'taken')));
+    await expect(sameId).rejects.toThrow(/duplicate key/);
+    expect(tries).toBe(1);
+    // A stale read (an address taken meanwhile) is retried with the next one.
+    let first = true;
+    const stale = await withFreeAddress(ds, '127.94.0.0/16', (address) => {
+      const use = first ? '127.94.0.1' : address;
+      first = false;
+      return insertLease(use, 'fresh');
+    });
+    expect(stale).toBe('127.94.0.2');
+  });
+
+  it('never hands one address to two creates, whether they lease in a transaction or claim outside one', async () => {
+    const pool = '127.93.0.0/16';
+    const got = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? lease(pool, `t${i}`) : claim(pool, `s${i}`))));
+    expect(new Set(got).size).toBe(30);
+    expect([...got].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `127.93.0.${i + 1}`).sort());
   });
 });

@@ -13,6 +13,8 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'
     migrationsTableName: 'migrations',
     synchronize: false,
     logging: false,
-    extra: { max: 20, application_name: applicationName },
+    // pg closes idle connections after 10 s; a burst after a quiet spell (a create's
+    // lookups run in parallel) then waits ~10 ms per new backend. Ten stay open.
+    extra: { max: 20, min: 10, application_name: applicationName },
   };
 }

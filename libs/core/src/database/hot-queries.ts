@@ -1,0 +1,114 @@
+import { Pool } from 'pg';
+import { DataSource, ObjectLiteral } from 'typeorm';
+import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+
+/*
+ * Statements on the paths clients hit most (listing pages, the status a
+ * client polls, the create a client then waits on) skip TypeORM's query
+ * builder and query runner: their SQL is built from the entity's metadata
+ * and sent to the driver's pg pool as is, for a fraction of the CPU of
+ * `findOneBy`, `save` or `DataSource.query` (bench/README.md). Rows come back
+ * as plain objects under the entity's property names, with pg's parsing of
+ * each type (timestamps as Date, json parsed): all that presenters read.
+ */
+
+const selects = new WeakMap<DataSource, Map<Function, string>>();
+
+/** `SELECT <every column AS its property> FROM <table>`, built once; the caller appends WHERE and the rest. */
+export function selectAll(dataSource: DataSource, entity: Function): string {
+  let byEntity = selects.get(dataSource);
+  if (!byEntity) selects.set(dataSource, (byEntity = new Map()));
+  let sql = byEntity.get(entity);
+  if (!sql) {
+    const meta = dataSource.getMetadata(entity);
+    sql = `SELECT ${meta.columns.map((c) => `"${c.databaseName}" AS "${c.propertyName}"`).join(', ')} FROM "${meta.tableName}"`;
+    byEntity.set(entity, sql);
+  }
+  return sql;
+}
+
+/** The quoted column of an entity's property, for WHERE and ORDER BY. */
+export function columnOf(dataSource: DataSource, entity: Function, property: string): string {
+  return `"${dataSource.getMetadata(entity).findColumnWithPropertyName(property)!.databaseName}"`;
+}
+
+/** Runs one statement on the driver's pool; `E` types its rows. */
+export async function hotQuery<E extends ObjectLiteral>(dataSource: DataSource, sql: string, params: unknown[]): Promise<E[]> {
+  const pool: Pool = (dataSource.driver as PostgresDriver).master;
+  return (await pool.query<E>(sql, params)).rows;
+}
+
+const finds = new WeakMap<DataSource, Map<string, string>>();
+
+/**
+ * `findOneBy` the hot way: `where` as TypeORM takes it, one object (its
+ * fields ANDed) or a list of them (ORed), compared with `=`. The SQL is built
+ * once per entity and shape of `where`.
+ */
+export async function hotFindOne<E extends ObjectLiteral>(
+  dataSource: DataSource,
+  entity: new () => E,
+  where: Partial<E> | Array<Partial<E>>,
+): Promise<E | undefined> {
+  const alternatives = (Array.isArray(where) ? where : [where]).map((w) => Object.keys(w));
+  const shape = `${entity.name}:${alternatives.map((keys) => keys.join(',')).join('|')}`;
+  let byShape = finds.get(dataSource);
+  if (!byShape) finds.set(dataSource, (byShape = new Map()));
+  let sql = byShape.get(shape);
+  if (!sql) {
+    let n = 0;
+    const or = alternatives.map((keys) => {
+      const and = keys.map((k) => `${columnOf(dataSource, entity, k)} = $${++n}`).join(' AND ');
+      return alternatives.length > 1 && keys.length > 1 ? `(${and})` : and;
+    });
+    sql = `${selectAll(dataSource, entity)} WHERE ${or.join(' OR ')} LIMIT 1`;
+    byShape.set(shape, sql);
+  }
+  const params = (Array.isArray(where) ? where : [where]).flatMap((w) => Object.values(w));
+  const [row] = await hotQuery<E>(dataSource, sql, params);
+  return row;
+}
+
+/** One row for `insertTogether`: its entity and the properties to write (the rest take their column defaults). */
+export interface RowInsert<E extends ObjectLiteral = ObjectLiteral> {
+  entity: new () => E;
+  values: Partial<E>;
+}
+
+type Rows<T extends readonly RowInsert[]> = { [K in keyof T]: T[K] extends RowInsert<infer E> ? E : never };
+
+/**
+ * Inserts one row into each of several tables in a single statement
+ * (`WITH i0 AS (INSERT ...), i1 AS (INSERT ...) SELECT ...`): one round trip
+ * instead of BEGIN, an INSERT each and COMMIT, and atomic without a
+ * transaction, since a statement's data-modifying CTEs all take effect or
+ * none does. A create on the path clients wait on (row, lease, outbox entry)
+ * uses it. Returns each row as inserted (defaults filled in) under the
+ * entity's property names, with pg's parsing of each type, in the order given.
+ */
+export async function insertTogether<T extends readonly RowInsert[]>(dataSource: DataSource, inserts: readonly [...T]): Promise<Rows<T>> {
+  const params: unknown[] = [];
+  const ctes = inserts.map(({ entity, values }, i) => {
+    const meta = dataSource.getMetadata(entity);
+    const written = meta.columns.filter((c) => (values as ObjectLiteral)[c.propertyName] !== undefined);
+    const placeholders = written.map((c) => {
+      const value = (values as ObjectLiteral)[c.propertyName];
+      // pg sends a JS array as a PostgreSQL array: right for text[], wrong for json.
+      params.push(c.type === 'jsonb' || c.type === 'json' ? JSON.stringify(value) : value);
+      return `$${params.length}`;
+    });
+    const returning = meta.columns.map((c) => `"${c.databaseName}" AS "${i}.${c.propertyName}"`).join(', ');
+    return (
+      `i${i} AS (INSERT INTO "${meta.tableName}" (${written.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
+      `VALUES (${placeholders.join(', ')}) RETURNING ${returning})`
+    );
+  });
+  const sql = `WITH ${ctes.join(', ')} SELECT * FROM ${inserts.map((_, i) => `i${i}`).join(', ')}`;
+  const [joined] = await hotQuery<ObjectLiteral>(dataSource, sql, params);
+  const rows = inserts.map(() => ({}) as ObjectLiteral);
+  for (const [alias, value] of Object.entries(joined)) {
+    const dot = alias.indexOf('.');
+    rows[Number(alias.slice(0, dot))][alias.slice(dot + 1)] = value;
+  }
+  return rows as Rows<T>;
+}
