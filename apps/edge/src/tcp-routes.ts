@@ -46,9 +46,10 @@ export class TcpRoutes {
   private open(host: string, spec: RouteSpec): Promise<void> {
     const l: Listener = { server: undefined as unknown as Server, spec, state: 'binding', sockets: new Set() };
     const onConnection = (client: Socket) => this.pipe(l, client);
+    // Half-open allowed: a client that finishes sending (FIN) still gets the answer that follows.
     l.server = spec.tls
-      ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem }, onConnection)
-      : createServer({ noDelay: true }, onConnection);
+      ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true }, onConnection)
+      : createServer({ noDelay: true, allowHalfOpen: true }, onConnection);
     this.listeners.set(spec.port, l);
     return new Promise((resolve) => {
       l.server.once('error', (err: NodeJS.ErrnoException) => {
@@ -62,9 +63,14 @@ export class TcpRoutes {
     });
   }
 
+  /**
+   * Each direction ends on its own: a FIN from one side is passed on (by
+   * `pipe`) and the other direction keeps flowing. A socket closes once both
+   * of its directions are done, or at once on an error; either tears down the pair.
+   */
   private pipe(l: Listener, client: Socket): void {
     const { targetIp, targetPort } = l.spec;
-    const upstream = connect({ host: targetIp, port: targetPort, noDelay: true });
+    const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true });
     client.setNoDelay(true);
     l.sockets.add(client);
     const done = () => {

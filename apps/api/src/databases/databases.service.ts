@@ -55,18 +55,16 @@ export class DatabasesService {
 
   async create(engine: DatabaseEngine, req: DatabaseRequest, principal: Principal): Promise<CreatedDatabase> {
     const password = req.password ?? generateDatabasePassword();
-    // The lookups, the name check, the verifier and the row's id are independent: one round of waiting, not six.
+    // The lookups, the verifier and the row's id are independent: one round of waiting, not five.
     // Failures are reported in this order whatever finishes first.
-    const [flavor, network, , securityGroupIds, nameTaken, passwordVerifier, id] = await allInOrder([
+    const [flavor, network, , securityGroupIds, passwordVerifier, id] = await allInOrder([
       this.catalog.requireFlavor(req.flavorId, 'flavor_id'),
       this.catalog.requireNetwork(req.networkId, 'network_id'),
       this.catalog.requireKeypair(req.keypairName, 'keypair_name'),
       this.catalog.requireSecurityGroups(undefined, req.securityGroupNames),
-      this.liveNameTaken(engine, req.name, principal),
       engine === 'postgres' ? scramSha256Verifier(password) : Promise.resolve(sha256Hex(password)),
       this.nextId(),
     ]);
-    if (nameTaken) throw this.nameConflict(engine, req.name);
 
     // The server's key names its lease and its job, so it is known before the insert.
     const key = databaseServerKey({ engine, id });
@@ -110,7 +108,7 @@ export class DatabasesService {
       await this.outbox.dispatch([entry]);
       return { row, password };
     } catch (err) {
-      // Two creates of one name at once: the partial unique index decides.
+      // A live server of that name in the project: the partial unique index is the one check, races included.
       if (isUniqueViolation(err, 'live_name')) throw this.nameConflict(engine, req.name);
       throw err;
     }
@@ -149,14 +147,6 @@ export class DatabasesService {
       if (entry) return this.outbox.dispatch([entry]);
     }
     throw new ConflictException(`${ENGINE_NOUN[engine]} ${id} is changing; try again`);
-  }
-
-  private async liveNameTaken(engine: DatabaseEngine, name: string, principal: Principal): Promise<boolean> {
-    const rows = await this.dataSource.query(
-      `SELECT 1 FROM managed_databases WHERE project_id = $1 AND engine = $2 AND name = $3 AND status <> 'deleting' LIMIT 1`,
-      [principal.projectId, engine, name],
-    );
-    return rows.length > 0;
   }
 
   private async nextId(): Promise<number> {

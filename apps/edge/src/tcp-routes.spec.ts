@@ -1,0 +1,101 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
+import { TcpRoutes } from './tcp-routes';
+
+/** A gateway route end to end on loopback: a client, the route's listener, and a target on raw sockets. */
+
+async function listen(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const port = await listen(probe);
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+/** Sends `payload`, half-closes, and collects everything until the route closes the connection. */
+async function exchange(port: number, payload: Buffer): Promise<Buffer> {
+  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  const parts: Buffer[] = [];
+  socket.on('data', (d) => parts.push(d));
+  socket.end(payload);
+  await once(socket, 'end');
+  socket.destroy();
+  return Buffer.concat(parts);
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('TcpRoutes', () => {
+  const routes = new TcpRoutes();
+  let target: Server;
+  let targetPort: number;
+  let routePort: number;
+
+  beforeAll(async () => {
+    // Answers only once the client has finished sending (its FIN): the hash
+    // and length of all it received, then the same bytes reversed, then FIN.
+    target = createServer({ allowHalfOpen: true }, (s: Socket) => {
+      const parts: Buffer[] = [];
+      s.on('data', (d) => parts.push(d));
+      s.on('end', () => {
+        const got = Buffer.concat(parts);
+        // Late on purpose: the client's FIN must not have ended the exchange.
+        setTimeout(() => s.end(Buffer.concat([Buffer.from(`${sha256(got)} ${got.length}\n`), Buffer.from(got).reverse()])), 50);
+      });
+    });
+    targetPort = await listen(target);
+    routePort = await freePort();
+    const state = await routes.apply('127.0.0.1', [{ port: routePort, targetIp: '127.0.0.1', targetPort, tls: null }]);
+    expect(state[routePort]).toBe('ok');
+  });
+
+  afterAll(() => {
+    routes.closeAll();
+    target.close();
+  });
+
+  it('carries the answer that follows the client half-closing its side', async () => {
+    const reply = await exchange(routePort, Buffer.from('hello'));
+    expect(reply.toString()).toBe(`${sha256(Buffer.from('hello'))} 5\nolleh`);
+  });
+
+  it('carries several megabytes each way intact', async () => {
+    const payload = randomBytes(6 * 1024 * 1024);
+    const reply = await exchange(routePort, payload);
+    const newline = reply.indexOf(10);
+    expect(reply.subarray(0, newline).toString()).toBe(`${sha256(payload)} ${payload.length}`);
+    expect(sha256(reply.subarray(newline + 1))).toBe(sha256(Buffer.from(payload).reverse()));
+  });
+
+  it('refuses connections once the route is gone', async () => {
+    const other = new TcpRoutes();
+    const port = await freePort();
+    await other.apply('127.0.0.1', [{ port, targetIp: '127.0.0.1', targetPort, tls: null }]);
+    await other.apply('127.0.0.1', []);
+    const socket = connect({ host: '127.0.0.1', port });
+    const [err] = (await once(socket, 'error')) as [NodeJS.ErrnoException];
+    expect(err.code).toBe('ECONNREFUSED');
+  });
+
+  it('closes the client connection when the target refuses', async () => {
+    const other = new TcpRoutes();
+    const port = await freePort();
+    await other.apply('127.0.0.1', [{ port, targetIp: '127.0.0.1', targetPort: await freePort(), tls: null }]);
+    try {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.on('error', () => undefined);
+      socket.resume();
+      await once(socket, 'close');
+      expect(socket.bytesRead).toBe(0);
+    } finally {
+      other.closeAll();
+    }
+  });
+});
