@@ -51,7 +51,8 @@ export async function withFreeAddress<T>(dataSource: DataSource, pool: string, i
 
 /**
  * Leases the lowest free address of the pool to one resource, inside the
- * caller's transaction; freed by `release` when the resource is gone.
+ * caller's transaction (READ COMMITTED, as all of ours: each read sees the
+ * leases committed since the last); freed by `release` when the resource is gone.
  */
 export async function leaseAddress(manager: EntityManager, pool: string, resourceKind: string, resourceId: string): Promise<string> {
   for (;;) {
