@@ -113,6 +113,29 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
     expect((await s.api.post('/v1/cache', { ...DB_PLACEMENT, name: 'mine' })).status).toBe(409);
   });
 
+  it('answers 409 when the network has no free address, and creates nothing', async () => {
+    const [{ cidr }] = await s.db.query(`SELECT cidr FROM networks WHERE id = $1`, [DB_PLACEMENT.network_id]);
+    // Every host address of the network leased to something else.
+    await s.db.query(
+      `INSERT INTO address_leases (address, resource_kind, resource_id)
+       SELECT host(network($1::cidr) + n)::inet, 'test', 'fill-' || n FROM generate_series(1, $2::int) n ON CONFLICT DO NOTHING`,
+      [cidr, 2 ** (32 - Number(String(cidr).split('/')[1])) - 2],
+    );
+    try {
+      const res = await s.api.post('/v1/cache', { ...DB_PLACEMENT, name: 'no-room' });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toEqual({ code: 'conflict', message: expect.stringMatching(/^network_id: no free address left in /) });
+      expect(((await s.api.get('/v1/cache')).body as any[]).some((c) => c.name === 'no-room')).toBe(false);
+    } finally {
+      await s.db.query(`DELETE FROM address_leases WHERE resource_id LIKE 'fill-%'`);
+    }
+    const created = await create({ name: 'no-room' });
+    expect(created.status).toBe(202);
+    await waitForDatabase(s.api, 'cache', created.body.id);
+    await s.api.delete(`/v1/cache/${created.body.id}`);
+    await waitForDatabaseGone(s.api, 'cache', created.body.id);
+  });
+
   describe('400 on every invalid create', () => {
     const valid = { name: 'v', ...DB_PLACEMENT };
     const cases: Array<[string, Record<string, unknown>, string]> = [

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { AddressPoolExhaustedError } from '@stratus/core';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './error-envelope';
 
@@ -37,6 +38,11 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
           ? ((response as { message: string[] }).message).join('; ')
           : String((response as { message?: unknown }).message ?? exception.message);
     return [status, envelope(status, status >= 500 ? 'internal error' : message)];
+  }
+  // As Neutron answers a port create on a full subnet (IpAddressGenerationFailure): the
+  // caller can free an address or pick another network. Nothing was created.
+  if (exception instanceof AddressPoolExhaustedError) {
+    return [409, envelope(409, `network_id: ${exception.message}; delete a server on it or use another network`)];
   }
   // Fastify's own errors (parsing, limits) carry a statusCode.
   const statusCode = (exception as { statusCode?: unknown })?.statusCode;
