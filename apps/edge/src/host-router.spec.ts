@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, IncomingHttpHeaders, request, Server } from 'node:http';
-import { AddressInfo, connect, createServer as createTcpServer } from 'node:net';
+import { createServer, IncomingHttpHeaders, IncomingMessage, request, Server } from 'node:http';
+import { AddressInfo, connect, createServer as createTcpServer, Socket } from 'node:net';
 import { HostRouter } from './host-router';
 
 /** The router end to end on loopback: a client, the router, and an instance that says what it received. */
@@ -64,6 +64,13 @@ describe('HostRouter', () => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(req.method === 'HEAD' ? undefined : body);
       });
+    });
+    // Upgrade requests: 101 with what it saw, then echoes every byte back.
+    instance.on('upgrade', (req: IncomingMessage, socket: Socket, early: Buffer) => {
+      const saw = Buffer.from(JSON.stringify(req.headers)).toString('base64');
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\nx-saw: ${saw}\r\n\r\n`);
+      if (early.length) socket.write(early);
+      socket.pipe(socket);
     });
     instance.keepAliveTimeout = 10_000;
     instance.listen(0, '127.0.0.1');
@@ -207,5 +214,62 @@ describe('HostRouter', () => {
       slow.close();
       slow.closeAllConnections();
     }
+  });
+
+  /** An upgrade request through the router: the 101 and its socket, or the answer when there is no upgrade. */
+  function upgrade(host: string, protocol = 'echo'): Promise<{ status: number; headers: IncomingHttpHeaders; socket?: Socket; body?: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: routerPort, path: '/live', headers: { host, connection: 'Upgrade', upgrade: protocol } });
+      req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket }));
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  async function roundTrip(socket: Socket, text: string): Promise<string> {
+    socket.write(text);
+    let got = '';
+    while (got.length < text.length) got += (await once(socket, 'data'))[0].toString();
+    return got;
+  }
+
+  it('upgrade requests (WebSocket) become a tunnel to the instance, its 101 and the Upgrade header passed on', async () => {
+    router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    const up = await upgrade('App.Localhost', 'websocket');
+    expect(up.status).toBe(101);
+    expect(up.headers.upgrade).toBe('websocket');
+    const saw = JSON.parse(Buffer.from(String(up.headers['x-saw']), 'base64').toString());
+    expect(saw).toMatchObject({ upgrade: 'websocket', connection: 'upgrade', 'x-forwarded-host': 'App.Localhost', 'x-forwarded-for': '127.0.0.1' });
+    expect(await roundTrip(up.socket!, 'ping')).toBe('ping');
+    expect(await roundTrip(up.socket!, 'x'.repeat(200_000))).toBe('x'.repeat(200_000));
+    up.socket!.destroy();
+  });
+
+  it('upgrade to an unknown host: 404, to an instance that does not answer: 502, in the envelope', async () => {
+    router.setHosts([
+      { hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort },
+      { hostname: 'dead.localhost', ip: '127.0.0.1', port: 1 },
+    ]);
+    const unknown = await upgrade('nobody.localhost');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body!)).toEqual({ error: { code: 'not_found', message: 'no proxy host nobody.localhost' } });
+    const dead = await upgrade('dead.localhost');
+    expect(dead.status).toBe(502);
+    expect(JSON.parse(dead.body!).error.code).toBe('bad_gateway');
+  });
+
+  it('a tunnel closes when its proxy host is removed', async () => {
+    router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    const up = await upgrade('app.localhost');
+    expect(up.status).toBe(101);
+    const closed = once(up.socket!, 'close');
+    router.setHosts([]);
+    await closed;
+    router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
   });
 });

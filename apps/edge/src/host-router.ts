@@ -1,4 +1,6 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
+import { connect, Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { HostSpec } from './edge.messages';
 import { Exchange, ResponseSink, UpstreamFailure, UpstreamPool } from './upstream.pool';
 
@@ -19,13 +21,17 @@ const HOP_BY_HOP = new Set([
  * The HTTP listener for proxy hosts: routes each request by its Host header
  * to the instance's address and port, over a pool of kept-alive upstream
  * connections per target. Unknown host: 404; instance not answering: 502;
- * both in the API's error envelope.
+ * both in the API's error envelope. Upgrade requests (WebSocket, h2c) get a
+ * connection of their own to the instance, which becomes a byte tunnel once
+ * the request head is forwarded.
  */
 export class HostRouter {
   private server: Server | null = null;
   private bound: { host: string; port: number } | null = null;
   private state: string | null = null;
   private hosts = new Map<string, UpstreamPool>();
+  /** Open upgrade tunnels by the pool of their instance, so they close with it. */
+  private readonly tunnels = new Map<UpstreamPool, Set<Socket>>();
 
   /** Binds (or rebinds) the listener; returns 'ok' or the bind error. */
   async listen(where: { host: string; port: number } | null): Promise<string | null> {
@@ -34,6 +40,7 @@ export class HostRouter {
     if (this.server) this.server.close();
     const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => this.handle(req, res));
     server.headersTimeout = 60_000;
+    server.on('upgrade', (req: IncomingMessage, client: Duplex, early: Buffer) => this.tunnel(req, client as Socket, early));
     this.server = server;
     this.bound = where;
     this.state = await new Promise<string>((resolve) => {
@@ -57,12 +64,18 @@ export class HostRouter {
       live.add(pool);
     }
     this.hosts = next;
-    for (const pool of byTarget.values()) if (!live.has(pool)) pool.close();
+    for (const pool of byTarget.values()) if (!live.has(pool)) this.closePool(pool);
   }
 
   close(): void {
     this.server?.close();
-    for (const pool of this.hosts.values()) pool.close();
+    for (const pool of this.hosts.values()) this.closePool(pool);
+  }
+
+  private closePool(pool: UpstreamPool): void {
+    pool.close();
+    for (const socket of this.tunnels.get(pool) ?? []) socket.destroy();
+    this.tunnels.delete(pool);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -79,6 +92,44 @@ export class HostRouter {
     res.once('close', () => {
       if (!res.writableFinished) exchange.abort();
     });
+  }
+
+  /**
+   * An upgrade request: its head goes to the instance on a new connection
+   * (with its Upgrade header and `Connection: upgrade`), then bytes flow both
+   * ways as they are, the instance's answer (101 or not) included. The
+   * tunnel ends when either side closes it or the proxy host goes.
+   */
+  private tunnel(req: IncomingMessage, client: Socket, early: Buffer): void {
+    const f = forwardHead(req, true);
+    if (f.host === null) return failRaw(client, 400, 'bad_request', 'the request has no Host header');
+    const pool = this.hosts.get(f.host);
+    if (!pool) return failRaw(client, 404, 'not_found', `no proxy host ${f.host}`);
+    const upstream = connect({ host: pool.host, port: pool.port, noDelay: true, timeout: pool.options.connectTimeoutMs });
+    const open = this.tunnels.get(pool) ?? new Set<Socket>();
+    this.tunnels.set(pool, open.add(client));
+    let connected = false;
+    const failed = () => {
+      if (connected || client.destroyed) client.destroy();
+      else failRaw(client, 502, 'bad_gateway', `the instance behind ${f.host} did not answer`);
+      upstream.destroy();
+    };
+    upstream.once('timeout', failed);
+    upstream.once('error', failed);
+    upstream.once('connect', () => {
+      connected = true;
+      upstream.setTimeout(0);
+      upstream.write(f.head);
+      if (early.length > 0) upstream.write(early);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    client.on('error', () => upstream.destroy());
+    client.once('close', () => {
+      open.delete(client);
+      upstream.destroy();
+    });
+    upstream.once('close', () => client.destroy());
   }
 }
 
@@ -195,10 +246,11 @@ interface Forward {
  * (client values replaced). Names and values come from Node's parser, which
  * has refused CR, LF and NUL in them, so they are written as they are.
  */
-function forwardHead(req: IncomingMessage): Forward {
+function forwardHead(req: IncomingMessage, upgrade = false): Forward {
   const raw = req.rawHeaders;
   const headers: string[] = [];
   let host: string | undefined;
+  let protocols: string | undefined;
   let prior: string | undefined;
   let connection: string | undefined;
   let contentLength: string | undefined;
@@ -225,6 +277,10 @@ function forwardHead(req: IncomingMessage): Forward {
       case 'x-forwarded-proto':
       case 'x-forwarded-host':
         continue;
+      case 'upgrade':
+        // Hop-by-hop, but an upgrade asks the instance for it.
+        if (upgrade) protocols = protocols === undefined ? raw[i + 1] : `${protocols}, ${raw[i + 1]}`;
+        continue;
       case 'expect':
         // Node's server has already answered 100-continue to the client; the
         // body follows without waiting, so the instance must not hold it back.
@@ -243,6 +299,7 @@ function forwardHead(req: IncomingMessage): Forward {
   head += `x-forwarded-for: ${prior ? `${prior}, ${peer}` : peer}\r\nx-forwarded-proto: http\r\n`;
   if (host !== undefined) head += `x-forwarded-host: ${host}\r\n`;
   if (bodyChunked) head += 'transfer-encoding: chunked\r\n';
+  if (protocols !== undefined) head += `upgrade: ${protocols}\r\nconnection: upgrade\r\n`;
   return { host: hostOf(host), head: head + '\r\n', hasBody, chunked: bodyChunked };
 }
 
@@ -255,7 +312,20 @@ function dropListed(headers: string[], connection: string): void {
 }
 
 function fail(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ error: { code, message } });
+  const body = errorBody(code, message);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** The same answer on a socket Node's server has handed over (an upgrade request), then the end of it. */
+function failRaw(socket: Socket, status: number, code: string, message: string): void {
+  const body = errorBody(code, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
 }
