@@ -1,4 +1,4 @@
-import { AddressLease, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup } from '@stratus/core';
+import { AddressLease, compareAndSet, DATABASE_CAS, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup } from '@stratus/core';
 import { createTenant, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
@@ -154,5 +154,15 @@ describe('hot queries', () => {
     expect(isUniqueViolation(err)).toBe(true);
     expect(await db.getRepository(ManagedDatabase).findOneBy({ projectId, name: 'refused' })).toBeNull();
     expect(await db.getRepository(OutboxEntry).findOneBy({ jobId })).toBeNull();
+  });
+
+  it('compareAndSet moves a row once, outside a transaction (hot) and inside one alike', async () => {
+    const [row] = await insertTogether(db, [{ entity: ManagedDatabase, values: databaseValues('cas', '127.99.2.3') }]);
+    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1, { floating_ip: '127.99.2.3' })).toBe(true);
+    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1)).toBe(false); // already moved
+    expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 2))).toBe(false); // stale generation
+    expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 1))).toBe(true);
+    const moved = await db.getRepository(ManagedDatabase).findOneByOrFail({ id: row.id });
+    expect([moved.status, moved.floatingIp]).toEqual(['deleting', '127.99.2.3']);
   });
 });

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { hotQuery } from '../database/hot-queries';
 import { canTransition, IllegalTransitionError, Transitions } from './transitions';
 
 export interface CasTarget<S extends string> {
@@ -27,6 +28,8 @@ export async function compareAndSet<S extends string>(
     `UPDATE "${target.table}" SET status = $1, updated_at = now()` +
     (sets.length ? `, ${sets.join(', ')}` : '') +
     ` WHERE id = $2 AND status = $3 AND generation = $4 RETURNING id`;
-  const [rows] = await manager.query(sql, [to, id, from, generation, ...columns.map((c) => patch[c])]);
+  const params = [to, id, from, generation, ...columns.map((c) => patch[c])];
+  // Outside a transaction (a worker's status update, on the path to `ready`) it is a hot query.
+  const rows = manager.queryRunner ? (await manager.query(sql, params))[0] : await hotQuery(manager.connection, sql, params);
   return Array.isArray(rows) ? rows.length === 1 : false;
 }
