@@ -162,6 +162,11 @@ describe('compute instances on the local provider', () => {
       ['unknown keypair', { ...valid, keypair_name: 'nobody' }, 'keypair_name: keypair "nobody" does not exist'],
       ['unknown security group name', { ...valid, security_group_names: ['default', 'nope'] }, 'security_group_names[1]: security group "nope" does not exist'],
       ['unknown security group id', { ...valid, security_group_ids: ['sg-nope'] }, 'security_group_ids[0]: security group "sg-nope" does not exist'],
+      [
+        'several unknown references: always the first of image, flavor, network, keypair, groups',
+        { ...valid, security_group_names: ['nope'], keypair_name: 'nobody', flavor_id: 'm9.huge' },
+        'flavor_id: flavor "m9.huge" does not exist',
+      ],
       ['security_group_names not an array', { ...valid, security_group_names: 'default' }, 'security_group_names: must be an array'],
       ['security group name not a string', { ...valid, security_group_names: [1] }, 'security_group_names: each value in security_group_names must be a string'],
       ['port out of range', { ...valid, port: '70000' }, 'port: must be a port number'],

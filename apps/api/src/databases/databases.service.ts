@@ -22,6 +22,7 @@ import {
 import { outboxEntryOf, OutboxService, resourceJob } from '@stratus/queue';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../catalog/catalog.service';
+import { allInOrder } from '../http/all-in-order';
 import { DatabaseRequest } from './managed-database-fields.dto';
 
 /** What each engine is called in messages. */
@@ -157,11 +158,4 @@ export class DatabasesService {
   private nameConflict(engine: DatabaseEngine, name: string): ConflictException {
     return new ConflictException(`name: a ${ENGINE_NOUN[engine]} named "${name}" already exists in this project`);
   }
-}
-
-/** Runs `promises` together; throws the first failure in list order (not in time), so errors are deterministic. */
-async function allInOrder<T extends readonly unknown[]>(promises: readonly [...{ [K in keyof T]: Promise<T[K]> }]): Promise<T> {
-  const settled = await Promise.allSettled(promises);
-  for (const result of settled) if (result.status === 'rejected') throw result.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

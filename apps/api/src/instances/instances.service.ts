@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../catalog/catalog.service';
 import { DnsService } from '../dns/dns.service';
+import { allInOrder } from '../http/all-in-order';
 import { VolumesService } from '../volumes/volumes.service';
 import { CreateInstanceDto } from './create-instance.dto';
 import { findOwnedInstance } from './owned-instance';
@@ -39,13 +40,14 @@ export class InstancesService {
     if (dto.volume) this.volumes.checkSize(dto.volume.size, 'volume.size');
     const port = dto.port === undefined ? 3000 : Number(dto.port);
     const requestedHost = dto.dname === undefined ? null : this.dns.hostname(dto.dname, 'dname');
-    const [image, flavor, network] = await Promise.all([
+    // One round of lookups; with several bad references the first in this order is reported.
+    const [image, flavor, network, , securityGroupIds] = await allInOrder([
       this.catalog.requireImage(dto.image_id, 'image_id'),
       this.catalog.requireFlavor(dto.flavor_id, 'flavor_id'),
       this.catalog.requireNetwork(dto.network_id, 'network_id'),
       this.catalog.requireKeypair(dto.keypair_name, 'keypair_name'),
+      this.catalog.requireSecurityGroups(dto.security_group_ids, dto.security_group_names),
     ]);
-    const securityGroupIds = await this.catalog.requireSecurityGroups(dto.security_group_ids, dto.security_group_names);
 
     const id = randomUUID();
     const hostname = requestedHost ?? this.dns.hostname(generatedLabel(dto.name, id), 'dname');
