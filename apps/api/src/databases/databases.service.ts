@@ -56,7 +56,7 @@ export class DatabasesService {
 
   async create(engine: DatabaseEngine, req: DatabaseRequest, principal: Principal): Promise<CreatedDatabase> {
     const password = req.password ?? generateDatabasePassword();
-    // The lookups, the verifier and the row's id are independent: one round of waiting, not five.
+    // The lookups, the verifier and the row's id are independent: one round of waiting.
     // Failures are reported in this order whatever finishes first.
     const [flavor, network, , securityGroupIds, passwordVerifier, id] = await allInOrder([
       this.catalog.requireFlavor(req.flavorId, 'flavor_id'),
