@@ -8,8 +8,8 @@
  *                   (ProjectsService.verifyApiKey)
  *   GET /v1/flavors keyset page on flavors (CatalogService.flavors, no cursor)
  *   POST /v1/instances
- *                   image, flavor, network, keypair lookups in parallel, then
- *                   the default security group (CatalogService.require*);
+ *                   image, flavor, network, keypair and default security
+ *                   group lookups in parallel (CatalogService.require*);
  *                   one transaction: address lease (leaseAddress), the
  *                   existence check TypeORM's save() makes, instance insert,
  *                   outbox insert (OutboxService.write), the generated proxy
@@ -142,14 +142,14 @@ app.post('/v1/instances', async (req, reply) => {
   for (const field of ['name', 'image_id', 'flavor_id', 'network_id', 'keypair_name']) {
     if (typeof dto[field] !== 'string' || dto[field] === '') return badRequest(reply, `${field}: must be a string`);
   }
-  const [image, flavor, network, keypair] = await Promise.all([
+  const [image, flavor, network, keypair, group] = await Promise.all([
     one(SQL.imageById, [dto.image_id]),
     one(SQL.flavorByIdOrName, [dto.flavor_id, dto.flavor_id]),
     one(SQL.networkById, [dto.network_id]),
     one(SQL.keypairByName, [dto.keypair_name]),
+    one(SQL.securityGroupByName, ['default']),
   ]);
   if (!image || !flavor || !network || !keypair) return badRequest(reply, 'unknown image, flavor, network or keypair');
-  const group = await one(SQL.securityGroupByName, ['default']);
   if (!group) return badRequest(reply, 'security_group_names[0]: security group "default" does not exist');
 
   const port = dto.port === undefined ? 3000 : Number(dto.port);
