@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, IncomingHttpHeaders, IncomingMessage, request, Server } from 'node:http';
 import { AddressInfo, connect, createServer as createTcpServer, Socket } from 'node:net';
+import { keepAliveArmed } from '@stratus/testing';
 import { HostRouter } from './host-router';
 
 /** The router end to end on loopback: a client, the router, and an instance that says what it received. */
@@ -33,6 +34,8 @@ describe('HostRouter', () => {
   let routerPort: number;
   let instance: Server;
   let instancePort: number;
+  /** The router's port on the instance for the latest upgrade request. */
+  let lastTunnelPort = 0;
 
   beforeAll(async () => {
     // Echoes what it received: method, headers, and the body's length and hash.
@@ -67,6 +70,7 @@ describe('HostRouter', () => {
     });
     // Upgrade requests: 101 with what it saw, then echoes every byte back.
     instance.on('upgrade', (req: IncomingMessage, socket: Socket, early: Buffer) => {
+      lastTunnelPort = socket.remotePort!;
       const saw = Buffer.from(JSON.stringify(req.headers)).toString('base64');
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\nx-saw: ${saw}\r\n\r\n`);
       if (early.length) socket.write(early);
@@ -247,6 +251,9 @@ describe('HostRouter', () => {
     expect(saw).toMatchObject({ upgrade: 'websocket', connection: 'upgrade', 'x-forwarded-host': 'App.Localhost', 'x-forwarded-for': '127.0.0.1' });
     expect(await roundTrip(up.socket!, 'ping')).toBe('ping');
     expect(await roundTrip(up.socket!, 'x'.repeat(200_000))).toBe('x'.repeat(200_000));
+    // A tunnel may idle for hours; keep-alive finds a peer that vanished (edge/keepalive.ts).
+    expect(keepAliveArmed(routerPort, up.socket!.localPort!)).toBe(true);
+    expect(keepAliveArmed(lastTunnelPort, instancePort)).toBe(true);
     up.socket!.destroy();
   });
 

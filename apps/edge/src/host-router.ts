@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } f
 import { connect, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import { HostSpec } from './edge.messages';
+import { KEEPALIVE } from './keepalive';
 import { Exchange, ResponseSink, UpstreamFailure, UpstreamPool } from './upstream.pool';
 
 /** Headers that belong to one connection, never forwarded (RFC 9110 7.6.1). */
@@ -105,7 +106,8 @@ export class HostRouter {
     if (f.host === null) return failRaw(client, 400, 'bad_request', 'the request has no Host header');
     const pool = this.hosts.get(f.host);
     if (!pool) return failRaw(client, 404, 'not_found', `no proxy host ${f.host}`);
-    const upstream = connect({ host: pool.host, port: pool.port, noDelay: true, timeout: pool.options.connectTimeoutMs });
+    const upstream = connect({ host: pool.host, port: pool.port, noDelay: true, timeout: pool.options.connectTimeoutMs, ...KEEPALIVE });
+    client.setKeepAlive(true, KEEPALIVE.keepAliveInitialDelay);
     const open = this.tunnels.get(pool) ?? new Set<Socket>();
     this.tunnels.set(pool, open.add(client));
     let connected = false;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
+import { keepAliveArmed } from '@stratus/testing';
 import { TcpRoutes } from './tcp-routes';
 
 /** A gateway route end to end on loopback: a client, the route's listener, and a target on raw sockets. */
@@ -38,10 +39,14 @@ describe('TcpRoutes', () => {
   let targetPort: number;
   let routePort: number;
 
+  /** The target's side of each connection, by the edge's port on it. */
+  const targetSockets = new Map<number, Socket>();
+
   beforeAll(async () => {
     // Answers only once the client has finished sending (its FIN): the hash
     // and length of all it received, then the same bytes reversed, then FIN.
     target = createServer({ allowHalfOpen: true }, (s: Socket) => {
+      targetSockets.set(s.remotePort!, s);
       const parts: Buffer[] = [];
       s.on('data', (d) => parts.push(d));
       s.on('end', () => {
@@ -72,6 +77,24 @@ describe('TcpRoutes', () => {
     const newline = reply.indexOf(10);
     expect(reply.subarray(0, newline).toString()).toBe(`${sha256(payload)} ${payload.length}`);
     expect(sha256(reply.subarray(newline + 1))).toBe(sha256(Buffer.from(payload).reverse()));
+  });
+
+  it('keeps TCP keep-alive armed on both sockets of a relayed connection, so a vanished peer is found', async () => {
+    const client = connect({ host: '127.0.0.1', port: routePort });
+    await once(client, 'connect');
+    client.write('x'); // the relay is up once the target sees a byte
+    let edgePort: number | undefined;
+    for (let i = 0; i < 100 && edgePort === undefined; i++) {
+      edgePort = [...targetSockets.entries()].find(([, s]) => s.bytesRead > 0 && !s.readableEnded)?.[0];
+      if (edgePort === undefined) await new Promise((r) => setTimeout(r, 10));
+    }
+    try {
+      expect(keepAliveArmed(routePort, client.localPort!)).toBe(true); // the edge's socket to the client
+      expect(keepAliveArmed(edgePort!, targetPort)).toBe(true); // the edge's socket to the target
+      expect(keepAliveArmed(client.localPort!, routePort)).toBe(false); // the test's own client: the check can tell
+    } finally {
+      client.destroy();
+    }
   });
 
   it('refuses connections once the route is gone', async () => {

@@ -1,6 +1,7 @@
 import { createServer, Server, Socket, connect } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { RouteSpec } from './edge.messages';
+import { KEEPALIVE } from './keepalive';
 
 interface Listener {
   server: Server;
@@ -48,8 +49,8 @@ export class TcpRoutes {
     const onConnection = (client: Socket) => this.pipe(l, client);
     // Half-open allowed: a client that finishes sending (FIN) still gets the answer that follows.
     l.server = spec.tls
-      ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true }, onConnection)
-      : createServer({ noDelay: true, allowHalfOpen: true }, onConnection);
+      ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true, ...KEEPALIVE }, onConnection)
+      : createServer({ noDelay: true, allowHalfOpen: true, ...KEEPALIVE }, onConnection);
     this.listeners.set(spec.port, l);
     return new Promise((resolve) => {
       l.server.once('error', (err: NodeJS.ErrnoException) => {
@@ -70,7 +71,7 @@ export class TcpRoutes {
    */
   private pipe(l: Listener, client: Socket): void {
     const { targetIp, targetPort } = l.spec;
-    const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true });
+    const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE });
     client.setNoDelay(true);
     l.sockets.add(client);
     const done = () => {

@@ -8,3 +8,4 @@ export * from './processes';
 export * from './installation';
 export * from './databases';
 export * from './suite';
+export * from './sockets';

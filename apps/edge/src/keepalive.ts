@@ -1,0 +1,9 @@
+/**
+ * TCP keep-alive for the connections the edge relays for as long as both
+ * ends like (gateway routes, upgrade tunnels). There is no idle timeout on
+ * them, so an idle database connection through a route stays open; a peer
+ * that vanished without a FIN (a crash, a lost network) is found by the
+ * kernel instead, after 60 s of silence and its probes (9, 75 s apart, by
+ * Linux's defaults), and both sockets of the pair are freed.
+ */
+export const KEEPALIVE = { keepAlive: true, keepAliveInitialDelay: 60_000 } as const;
