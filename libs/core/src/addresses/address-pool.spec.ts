@@ -15,11 +15,10 @@ describe('address leases', () => {
     const admin = new Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.query(
-      `CREATE TABLE ${schema}.address_leases (address inet PRIMARY KEY, resource_kind text NOT NULL, resource_id text NOT NULL UNIQUE, created_at timestamptz NOT NULL DEFAULT now())`,
-    );
     await admin.end();
     ds = await new DataSource({ type: 'postgres', url, schema, entities: [AddressLease], extra: { options: `-c search_path=${schema}` } }).initialize();
+    // The table as the entity (and so the migrations) define it, constraint names included.
+    await ds.synchronize();
   });
 
   afterAll(async () => {

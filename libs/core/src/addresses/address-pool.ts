@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
-import { isUniqueViolation, pgErrorOf } from '../database/unique-violation';
+import { isUniqueViolation } from '../database/unique-violation';
+import { AddressLease } from './address-lease.entity';
 
 /*
  * The lowest free host number is 1 or the successor of a leased one whose
@@ -44,7 +45,7 @@ export async function withFreeAddress<T>(dataSource: DataSource, pool: string, i
     try {
       return await insert(await lowestFreeAddress(dataSource, pool));
     } catch (err) {
-      if (!isAddressTaken(err)) throw err;
+      if (!isAddressTaken(dataSource, err)) throw err;
     }
   }
 }
@@ -67,9 +68,14 @@ export async function leaseAddress(manager: EntityManager, pool: string, resourc
   }
 }
 
-/** True when `err` is an insert's unique violation on a lease's address: it was taken since it was read. */
-function isAddressTaken(err: unknown): boolean {
-  return isUniqueViolation(err) && pgErrorOf(err)?.table === 'address_leases' && String(pgErrorOf(err)?.detail).startsWith('Key (address)=');
+/**
+ * True when `err` is an insert's violation of the leases' primary key (the
+ * address): it was taken since it was read. The constraint is named as the
+ * migrations named it, by TypeORM's naming strategy (error texts are localized).
+ */
+function isAddressTaken(dataSource: DataSource, err: unknown): boolean {
+  const table = dataSource.getMetadata(AddressLease).tableName;
+  return isUniqueViolation(err, dataSource.namingStrategy.primaryKeyName(table, ['address']));
 }
 
 export async function releaseAddress(manager: EntityManager, resourceId: string): Promise<void> {

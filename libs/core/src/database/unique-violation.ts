@@ -12,6 +12,6 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 }
 
 /** The fields of pg's error that say what was refused, whether TypeORM wrapped it or not. */
-export function pgErrorOf(err: unknown): { code?: string; table?: string; constraint?: string; detail?: string } | undefined {
+function pgErrorOf(err: unknown): { code?: string; table?: string; constraint?: string; detail?: string } | undefined {
   return (err instanceof QueryFailedError ? err.driverError : err) as ReturnType<typeof pgErrorOf>;
 }
