@@ -1,5 +1,7 @@
 import { createTenant, DEMO_INSTANCE, HttpClient, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { request } from 'undici';
 import { DataSource } from 'typeorm';
 
@@ -57,6 +59,22 @@ describe('DNS proxy hosts through the edge', () => {
     expect(res.body.instance).toBe(web.id);
     // Host matching ignores case, port and a trailing dot.
     expect((await viaEdge(`WEB-DNS.localhost.:${edgePort}`)).body.instance).toBe(web.id);
+  });
+
+  it('carries an upgrade (WebSocket) through the edge to the instance and back', async () => {
+    const socket = connect(edgePort, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('GET /live HTTP/1.1\r\nHost: web-dns.localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    let got = '';
+    while (!got.includes('\r\n\r\n')) got += (await once(socket, 'data'))[0].toString();
+    const [head, rest] = got.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 101 /);
+    expect(head).toContain(`X-Instance: ${web.id}`);
+    socket.write('ping');
+    let echoed = rest;
+    while (echoed.length < 4) echoed += (await once(socket, 'data'))[0].toString();
+    expect(echoed).toBe('ping');
+    socket.destroy();
   });
 
   it('forwards an upload that asks for 100-continue (as curl does above 1 MB)', async () => {

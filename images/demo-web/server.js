@@ -53,6 +53,15 @@ const server = http.createServer((req, res) => {
   send(res, 404, { error: { code: 'not_found', message: 'no such path' } });
 });
 
+// An upgrade request (WebSocket and the like) is answered 101 and every byte
+// that follows is echoed back: enough to see a tunnel work end to end.
+server.on('upgrade', (req, socket, head) => {
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\nX-Instance: ${instanceId}\r\n\r\n`);
+  if (head.length) socket.write(head);
+  socket.pipe(socket);
+  socket.on('error', () => socket.destroy());
+});
+
 server.keepAliveTimeout = 65_000;
 server.listen(port, host);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
