@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalDatabaseDriver } from '../libs/providers/src/local/databases/local-databases';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS || 10));
-const POLL_MS = 2;
+const POLL_MS = Number(process.env.BENCH_POLL_MS || 2);
 
 const ALL_ENGINES: Array<{ engine: DatabaseEngine; collection: string; body: Record<string, unknown>; targetMs: number }> = [
   { engine: 'postgres', collection: 'databases', body: { version: '16' }, targetMs: 1000 },

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Debian packages the local provider's managed databases use. Idempotent and
+# Debian packages the local provider's managed databases and the edge use. Idempotent and
 # fast when everything is there: apt-get update runs only when something is
 # missing. The system services are never started (the local provider runs
 # its own servers), so policy-rc.d refuses them for the duration.
@@ -9,11 +9,12 @@
 #   postgresql-15            PostgreSQL 15 with postgis and pgaudit
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
+#   haproxy                  the edge's HTTP data plane for proxy hosts
 #
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
 
-PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy"
 
 [ "${STRATUS_SKIP_SYSTEM_PACKAGES:-}" = "1" ] && exit 0
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }

@@ -64,12 +64,18 @@ describe('DNS proxy hosts through the edge', () => {
   it('carries an upgrade (WebSocket) through the edge to the instance and back', async () => {
     const socket = connect(edgePort, '127.0.0.1');
     await once(socket, 'connect');
-    socket.write('GET /live HTTP/1.1\r\nHost: web-dns.localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    socket.write(
+      'GET /live HTTP/1.1\r\nHost: web-dns.localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
     let got = '';
     while (!got.includes('\r\n\r\n')) got += (await once(socket, 'data'))[0].toString();
     const [head, rest] = got.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 101 /);
-    expect(head).toContain(`X-Instance: ${web.id}`);
+    // Header names are case-insensitive; HAProxy sends them in lower case.
+    expect(head).toMatch(new RegExp(`^x-instance: ${web.id}$`, 'im'));
+    // RFC 6455's example key and its accept value.
+    expect(head).toMatch(/^sec-websocket-accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=$/im);
     socket.write('ping');
     let echoed = rest;
     while (echoed.length < 4) echoed += (await once(socket, 'data'))[0].toString();

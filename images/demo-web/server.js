@@ -3,6 +3,7 @@
 // is ready to serve, as cluster members must.
 const http = require('node:http');
 const os = require('node:os');
+const { createHash } = require('node:crypto');
 
 const host = process.env.HOST || '0.0.0.0';
 const port = Number(process.env.PORT || 3000);
@@ -54,9 +55,12 @@ const server = http.createServer((req, res) => {
 });
 
 // An upgrade request (WebSocket and the like) is answered 101 and every byte
-// that follows is echoed back: enough to see a tunnel work end to end.
+// that follows is echoed back: enough to see a tunnel work end to end. A
+// WebSocket key gets its proof (RFC 6455 4.2.2), as proxies check it.
 server.on('upgrade', (req, socket, head) => {
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\nX-Instance: ${instanceId}\r\n\r\n`);
+  const key = req.headers['sec-websocket-key'];
+  const accept = key ? `Sec-WebSocket-Accept: ${createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64')}\r\n` : '';
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${req.headers.upgrade}\r\nConnection: Upgrade\r\n${accept}X-Instance: ${instanceId}\r\n\r\n`);
   if (head.length) socket.write(head);
   socket.pipe(socket);
   socket.on('error', () => socket.destroy());

@@ -18,9 +18,7 @@ export interface DesiredState {
   type: 'state';
   version: number;
   gatewayHost: string;
-  http: { host: string; port: number } | null;
   routes: RouteSpec[];
-  hosts: HostSpec[];
 }
 
 /** Per port: 'ok' when the listener is bound, else the bind error. */
@@ -28,5 +26,4 @@ export interface WorkerStatus {
   type: 'status';
   version: number;
   routes: Record<number, string>;
-  http: string | null;
 }

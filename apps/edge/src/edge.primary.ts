@@ -1,8 +1,10 @@
 import { AppConfig, CertificateVault, EDGE_CHANNEL } from '@stratus/core';
 import cluster, { Worker } from 'node:cluster';
 import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { DesiredState, HostSpec, RouteSpec, WorkerStatus } from './edge.messages';
+import { HostRouter } from './host-router';
 
 const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(JSON.stringify({ level, time: Date.now(), service: 'edge', msg, ...extra }) + '\n');
@@ -10,9 +12,11 @@ const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
 /**
  * The edge's primary process: reads the desired routes and proxy hosts from
  * PostgreSQL (LISTEN for prompt changes, plus a full resync on a timer),
- * hands them to the worker processes that accept connections, and writes
- * back what is bound (gateway_routes.bound_at, edge_nodes). When PostgreSQL
- * is unreachable it keeps the last state and the workers keep serving.
+ * hands the routes to the worker processes that accept their connections
+ * and the proxy hosts to HAProxy (host-router.ts), and writes back what is
+ * bound (gateway_routes.bound_at, edge_nodes). When PostgreSQL is
+ * unreachable it keeps the last state, and the workers and HAProxy keep
+ * serving.
  */
 export class EdgePrimary {
   private readonly name = `${hostname()}:${process.pid}`;
@@ -27,11 +31,12 @@ export class EdgePrimary {
   private dirty = false;
   private stopping = false;
   private readonly workerCount: number;
-  private httpBound = false;
+  private readonly router: HostRouter;
 
   constructor(private readonly config: AppConfig) {
     this.vault = CertificateVault.fromDataDir(config.DATA_DIR);
     this.workerCount = config.EDGE_WORKERS || Math.max(1, Math.min(cpus().length, 8));
+    this.router = new HostRouter({ dir: join(config.DATA_DIR, 'edge'), threads: this.workerCount, log });
   }
 
   async start(): Promise<void> {
@@ -134,15 +139,11 @@ export class EdgePrimary {
       routeSpecs.push({ port: r.port, targetIp: r.target_ip, targetPort: r.target_port, tls });
     }
     const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
-    this.state = {
-      type: 'state',
-      version: ++this.version,
-      gatewayHost: this.config.GATEWAY_HOST,
-      http: this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null,
-      routes: routeSpecs,
-      hosts: hostSpecs,
-    };
+    this.state = { type: 'state', version: ++this.version, gatewayHost: this.config.GATEWAY_HOST, routes: routeSpecs };
     for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(this.state);
+    await this.router.setHosts(hostSpecs).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
+    const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
+    if (http !== null && http !== 'ok') log('error', 'the HTTP listener for proxy hosts is not bound', { error: http });
     await this.heartbeat();
   }
 
@@ -161,7 +162,6 @@ export class EdgePrimary {
       if (error === undefined) bound.push(route.port);
       else failed.set(route.port, error ?? 'not bound');
     }
-    this.httpBound = live.every((w) => this.statuses.get(w!.id)!.http === 'ok');
     this.record(bound, failed).catch((err) => log('warn', 'cannot record bound listeners', { err: String(err) }));
   }
 
@@ -184,7 +184,7 @@ export class EdgePrimary {
     await this.db?.query(
       `INSERT INTO edge_nodes (name, pid, workers, http_bound, started_at, heartbeat_at) VALUES ($1, $2, $3, $4, $5, now())
        ON CONFLICT (name) DO UPDATE SET pid = $2, workers = $3, http_bound = $4, heartbeat_at = now()`,
-      [this.name, process.pid, this.workerCount, this.httpBound, this.startedAt],
+      [this.name, process.pid, this.workerCount, this.router.status === 'ok', this.startedAt],
     );
   }
 
@@ -197,8 +197,9 @@ export class EdgePrimary {
     const done = () => process.exit(0);
     (db ? db.query('DELETE FROM edge_nodes WHERE name = $1', [this.name]).catch(() => undefined).then(() => db.end()) : Promise.resolve())
       .catch(() => undefined)
-      .finally(() => {
+      .finally(async () => {
         for (const w of Object.values(cluster.workers ?? {})) w?.kill('SIGKILL');
+        await this.router.close().catch(() => undefined);
         setTimeout(done, 200).unref();
       });
     setTimeout(done, 3_000).unref();

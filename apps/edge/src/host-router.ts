@@ -1,333 +1,189 @@
-import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
-import { connect, Socket } from 'node:net';
-import { Duplex } from 'node:stream';
+import { ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HostSpec } from './edge.messages';
-import { KEEPALIVE } from './keepalive';
-import { Exchange, ResponseSink, UpstreamFailure, UpstreamPool } from './upstream.pool';
+import { HAPROXY_LUA, HaproxyFiles, renderHaproxyConfig, renderHostMap } from './haproxy.config';
+import { replaceMap, runtimeCommand } from './haproxy.runtime';
 
-/** Headers that belong to one connection, never forwarded (RFC 9110 7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authorization',
-  'proxy-authenticate',
-]);
+export interface HostRouterOptions {
+  /** HAProxy's files live here (config, map, Lua, pid). */
+  dir: string;
+  /** HAProxy threads. */
+  threads: number;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, extra?: Record<string, unknown>) => void;
+}
+
+const BINARIES = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
+const START_TIMEOUT_MS = 10_000;
+const RESTART_DELAY_MS = 1_000;
+/** Unix socket paths are limited to 108 bytes. */
+const SOCKET_PATH_MAX = 100;
 
 /**
- * The HTTP listener for proxy hosts: routes each request by its Host header
- * to the instance's address and port, over a pool of kept-alive upstream
- * connections per target. Unknown host: 404; instance not answering: 502;
- * both in the API's error envelope. Upgrade requests (WebSocket, h2c) get a
- * connection of their own to the instance, which becomes a byte tunnel once
- * the request head is forwarded.
+ * The HTTP listener for proxy hosts: an HAProxy process the edge writes the
+ * configuration of, starts, and keeps running (haproxy.config.ts says what
+ * it does with a request). Proxy hosts change through HAProxy's runtime API
+ * without a reload; the listener's address changes by a restart. HAProxy
+ * outlives neither the router (close) nor a crashed edge (the next start
+ * stops the one its pid file names).
  */
 export class HostRouter {
-  private server: Server | null = null;
-  private bound: { host: string; port: number } | null = null;
+  private readonly files: HaproxyFiles;
+  private readonly pidFile: string;
+  private child: ChildProcess | null = null;
+  private where: { host: string; port: number } | null = null;
   private state: string | null = null;
-  private hosts = new Map<string, UpstreamPool>();
-  /** Open upgrade tunnels by the pool of their instance, so they close with it. */
-  private readonly tunnels = new Map<UpstreamPool, Set<Socket>>();
+  private lines: string[] = [];
+  private closed = false;
+  /** listen and setHosts run one at a time, in call order. */
+  private queue: Promise<unknown> = Promise.resolve();
 
-  /** Binds (or rebinds) the listener; returns 'ok' or the bind error. */
-  async listen(where: { host: string; port: number } | null): Promise<string | null> {
-    if (!where) return null;
-    if (this.server && this.bound?.host === where.host && this.bound.port === where.port && this.state === 'ok') return this.state;
-    if (this.server) this.server.close();
-    const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => this.handle(req, res));
-    server.headersTimeout = 60_000;
-    server.on('upgrade', (req: IncomingMessage, client: Duplex, early: Buffer) => this.tunnel(req, client as Socket, early));
-    this.server = server;
-    this.bound = where;
-    this.state = await new Promise<string>((resolve) => {
-      server.once('error', (err: NodeJS.ErrnoException) => resolve(`${err.code ?? 'error'}: ${err.message}`));
-      server.listen({ host: where.host, port: where.port, backlog: 2048 }, () => resolve('ok'));
-    });
+  constructor(private readonly opts: HostRouterOptions) {
+    mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    const socket = join(opts.dir, 'haproxy.sock');
+    this.files = {
+      config: join(opts.dir, 'haproxy.cfg'),
+      map: join(opts.dir, 'hosts.map'),
+      lua: join(opts.dir, 'edge.lua'),
+      socket:
+        socket.length <= SOCKET_PATH_MAX ? socket : join(tmpdir(), `stratus-edge-${createHash('sha256').update(opts.dir).digest('hex').slice(0, 16)}.sock`),
+    };
+    this.pidFile = join(opts.dir, 'haproxy.pid');
+  }
+
+  /** 'ok' when HAProxy serves on the listener, else why not; null when there is no listener to have. */
+  get status(): string | null {
     return this.state;
   }
 
-  setHosts(hosts: HostSpec[]): void {
-    // One pool per instance address and port, shared by the names that lead there.
-    const byTarget = new Map<string, UpstreamPool>();
-    for (const pool of this.hosts.values()) byTarget.set(`${pool.host} ${pool.port}`, pool);
-    const next = new Map<string, UpstreamPool>();
-    const live = new Set<UpstreamPool>();
-    for (const h of hosts) {
-      const key = `${h.ip} ${h.port}`;
-      let pool = byTarget.get(key);
-      if (!pool) byTarget.set(key, (pool = new UpstreamPool(h.ip, h.port)));
-      next.set(h.hostname, pool);
-      live.add(pool);
-    }
-    this.hosts = next;
-    for (const pool of byTarget.values()) if (!live.has(pool)) this.closePool(pool);
-  }
-
-  close(): void {
-    this.server?.close();
-    for (const pool of this.hosts.values()) this.closePool(pool);
-  }
-
-  private closePool(pool: UpstreamPool): void {
-    pool.close();
-    for (const socket of this.tunnels.get(pool) ?? []) socket.destroy();
-    this.tunnels.delete(pool);
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    // One pass over the raw header list: the forwarded head and the few
-    // headers routing needs, without building `req.headers` (an object Node
-    // only makes when asked for).
-    const f = forwardHead(req);
-    if (f.host === null) return fail(res, 400, 'bad_request', 'the request has no Host header');
-    const pool = this.hosts.get(f.host);
-    if (!pool) return fail(res, 404, 'not_found', `no proxy host ${f.host}`);
-    const exchange = pool.request({ method: req.method ?? 'GET', head: f.head, body: f.hasBody ? req : null, chunked: f.chunked }, new ResponseRelay(res, f.host));
-    // The client may leave mid-upload or mid-download: the instance's side
-    // of the exchange ends then too, rather than at the response timeout.
-    res.once('close', () => {
-      if (!res.writableFinished) exchange.abort();
+  /** Binds (or rebinds) the listener; resolves with 'ok' or the reason it is not bound. */
+  listen(where: { host: string; port: number } | null): Promise<string | null> {
+    return this.serially(async () => {
+      if (!where) return null;
+      if (this.child && this.where?.host === where.host && this.where.port === where.port && this.state === 'ok') return this.state;
+      this.where = where;
+      return this.start();
     });
   }
 
-  /**
-   * An upgrade request: its head goes to the instance on a new connection
-   * (with its Upgrade header and `Connection: upgrade`), then bytes flow both
-   * ways as they are, the instance's answer (101 or not) included. The
-   * tunnel ends when either side closes it or the proxy host goes.
-   */
-  private tunnel(req: IncomingMessage, client: Socket, early: Buffer): void {
-    const f = forwardHead(req, true);
-    if (f.host === null) return failRaw(client, 400, 'bad_request', 'the request has no Host header');
-    const pool = this.hosts.get(f.host);
-    if (!pool) return failRaw(client, 404, 'not_found', `no proxy host ${f.host}`);
-    const upstream = connect({ host: pool.host, port: pool.port, noDelay: true, timeout: pool.options.connectTimeoutMs, ...KEEPALIVE });
-    client.setKeepAlive(true, KEEPALIVE.keepAliveInitialDelay);
-    const open = this.tunnels.get(pool) ?? new Set<Socket>();
-    this.tunnels.set(pool, open.add(client));
-    let connected = false;
-    const failed = () => {
-      if (connected || client.destroyed) client.destroy();
-      else failRaw(client, 502, 'bad_gateway', `the instance behind ${f.host} did not answer`);
-      upstream.destroy();
-    };
-    upstream.once('timeout', failed);
-    upstream.once('error', failed);
-    upstream.once('connect', () => {
-      connected = true;
-      upstream.setTimeout(0);
-      upstream.write(f.head);
-      if (early.length > 0) upstream.write(early);
-      upstream.pipe(client);
-      client.pipe(upstream);
+  /** Sends each proxy host's name to its instance address and port from now on. */
+  setHosts(hosts: HostSpec[]): Promise<void> {
+    return this.serially(async () => {
+      const lines = renderHostMap(hosts);
+      if (lines.join('\n') === this.lines.join('\n')) return;
+      this.lines = lines;
+      // The file is what a (re)start loads; the runtime API changes the running process in place.
+      this.writeAtomically(this.files.map, lines.length ? `${lines.join('\n')}\n` : '');
+      if (this.child && this.state === 'ok') await replaceMap(this.files.socket, this.files.map, lines);
     });
-    client.on('error', () => upstream.destroy());
-    client.once('close', () => {
-      open.delete(client);
-      upstream.destroy();
-    });
-    upstream.once('close', () => client.destroy());
   }
-}
 
-const CONNECTION_OPTIONS_ONLY = /^\s*(keep-alive|close)\s*$/i;
+  close(): Promise<void> {
+    this.closed = true;
+    return this.serially(() => this.stop());
+  }
 
-/** Responses up to this size are sent in one write (headers and body together). */
-const BUFFER_LIMIT = 64 * 1024;
+  private serially<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
 
-/**
- * Relays one upstream response to the client. A small response with a
- * content-length is collected and written at once, so it leaves as one
- * packet; larger ones stream with backpressure.
- */
-class ResponseRelay implements ResponseSink {
-  private status = 0;
-  private headers: string[] = [];
-  private chunks: Buffer[] | null = null;
+  private async start(): Promise<string> {
+    await this.stop();
+    await this.stopStale();
+    const where = this.where!;
+    const bin = BINARIES.find((b) => existsSync(b));
+    if (!bin) return (this.state = 'haproxy is not installed (scripts/ensure-system-packages.sh installs it)');
+    this.writeAtomically(this.files.lua, HAPROXY_LUA);
+    this.writeAtomically(this.files.map, this.lines.length ? `${this.lines.join('\n')}\n` : '');
+    this.writeAtomically(this.files.config, renderHaproxyConfig({ bind: where, threads: this.opts.threads, files: this.files }));
+    rmSync(this.files.socket, { force: true });
 
-  constructor(
-    private readonly res: ServerResponse,
-    private readonly name: string,
-  ) {}
+    const child = spawn(bin, ['-f', this.files.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let output = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (d: string) => {
+      output = (output + d).slice(-4_000);
+      for (const line of d.split('\n')) if (/\[(ALERT|WARNING)\]/.test(line)) this.opts.log?.('warn', 'haproxy', { line: line.trim() });
+    });
+    let exited: string | null = null;
+    child.on('error', (err) => (exited = err.message));
+    child.on('exit', (code, signal) => {
+      exited ??= `haproxy exited (${signal ?? code})`;
+      if (this.child !== child) return;
+      this.child = null;
+      this.state = exited;
+      if (this.closed) return;
+      this.opts.log?.('error', 'haproxy exited; starting it again', { code, signal });
+      setTimeout(() => {
+        if (!this.closed && !this.child && this.where) this.serially(() => this.start()).catch(() => undefined);
+      }, RESTART_DELAY_MS).unref();
+    });
+    if (child.pid !== undefined) writeFileSync(this.pidFile, `${child.pid}\n`);
+    this.child = child;
 
-  head(status: number, raw: string[], exchange: Exchange): void {
-    if (this.res.destroyed) return exchange.abort();
-    this.status = status;
-    let length = -1;
-    let connection: string | undefined;
-    for (let i = 0; i < raw.length; i += 2) {
-      const key = raw[i];
-      const lower = key.toLowerCase();
-      if (HOP_BY_HOP.has(lower)) {
-        if (lower === 'connection') connection = connection === undefined ? raw[i + 1] : `${connection}, ${raw[i + 1]}`;
-        continue;
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (exited !== null) return (this.state = alertOf(output) ?? exited);
+      if (await runtimeCommand(this.files.socket, 'show info', 1_000).then((a) => a.includes('Pid:'), () => false)) {
+        return (this.state = 'ok');
       }
-      if (lower === 'content-length') length = Number(raw[i + 1]);
-      this.headers.push(key, raw[i + 1]);
+      await sleep(20);
     }
-    // `Connection: keep-alive` or `close` (the usual ones) name no header to drop.
-    if (connection !== undefined && !CONNECTION_OPTIONS_ONLY.test(connection)) dropListed(this.headers, connection);
-    if (length >= 0 && length <= BUFFER_LIMIT) {
-      this.chunks = [];
-      return;
-    }
-    if (!this.writeHead()) return exchange.abort();
+    await this.stop();
+    return (this.state = `haproxy did not start within ${START_TIMEOUT_MS} ms: ${output.trim().split('\n').pop() ?? ''}`);
   }
 
-  body(chunk: Buffer, resume: () => void): boolean {
-    if (this.chunks) {
-      this.chunks.push(chunk);
-      return true;
+  private async stop(): Promise<void> {
+    const child = this.child;
+    this.child = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const killed = await Promise.race([exited.then(() => true), sleep(3_000).then(() => false)]);
+    if (!killed) {
+      child.kill('SIGKILL');
+      await exited;
     }
-    if (this.res.write(chunk)) return true;
-    this.res.once('drain', resume);
-    return false;
+    rmSync(this.pidFile, { force: true });
   }
 
-  end(): void {
-    if (!this.chunks) {
-      this.res.end();
-      return;
-    }
-    if (!this.writeHead()) return;
-    this.res.end(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks));
-  }
-
-  failed(reason: UpstreamFailure): void {
-    if (this.res.headersSent) {
-      this.res.destroy();
-      return;
-    }
-    const timeout = reason === 'connect_timeout' || reason === 'response_timeout';
-    fail(this.res, timeout ? 504 : 502, timeout ? 'gateway_timeout' : 'bad_gateway', `the instance behind ${this.name} did not answer`);
-  }
-
-  /** Node refuses header values it considers invalid (the instance's parser may have been laxer): 502 then. */
-  private writeHead(): boolean {
+  /** An HAProxy of an edge that died without stopping it holds the listener: ours by its config path, so stop it. */
+  private async stopStale(): Promise<void> {
+    let pid: number;
     try {
-      this.res.writeHead(this.status, this.headers);
-      return true;
+      pid = Number(readFileSync(this.pidFile, 'utf8').trim());
     } catch {
-      this.chunks = null;
-      fail(this.res, 502, 'bad_gateway', `the instance behind ${this.name} sent an invalid response header`);
-      return false;
+      return;
     }
-  }
-}
-
-/** Lower-case host without port or trailing dot; null when missing. */
-export function hostOf(header: string | undefined): string | null {
-  if (!header) return null;
-  let h = header.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1) || null;
-  const colon = h.indexOf(':');
-  if (colon >= 0) h = h.slice(0, colon);
-  if (h.endsWith('.')) h = h.slice(0, -1);
-  return h || null;
-}
-
-interface Forward {
-  /** Routing name (see hostOf), null when the request has no Host header. */
-  host: string | null;
-  /** The request head for the instance: request line, end-to-end headers and x-forwarded-*, blank line. */
-  head: string;
-  hasBody: boolean;
-  /** The body comes without a content-length: it goes on with chunked framing. */
-  chunked: boolean;
-}
-
-/**
- * The request head to forward, built from `req.rawHeaders` in one pass:
- * hop-by-hop headers and those named in Connection are dropped,
- * x-forwarded-for gets the peer appended, x-forwarded-proto/-host are set
- * (client values replaced). Names and values come from Node's parser, which
- * has refused CR, LF and NUL in them, so they are written as they are.
- */
-function forwardHead(req: IncomingMessage, upgrade = false): Forward {
-  const raw = req.rawHeaders;
-  const headers: string[] = [];
-  let host: string | undefined;
-  let protocols: string | undefined;
-  let prior: string | undefined;
-  let connection: string | undefined;
-  let contentLength: string | undefined;
-  let chunked = false;
-  for (let i = 0; i < raw.length; i += 2) {
-    const key = raw[i];
-    const lower = key.toLowerCase();
-    switch (lower) {
-      case 'host':
-        if (host === undefined) host = raw[i + 1];
-        break;
-      case 'content-length':
-        contentLength = raw[i + 1];
-        break;
-      case 'transfer-encoding':
-        chunked = true;
-        continue;
-      case 'connection':
-        connection = connection === undefined ? raw[i + 1] : `${connection}, ${raw[i + 1]}`;
-        continue;
-      case 'x-forwarded-for':
-        prior = prior === undefined ? raw[i + 1] : `${prior}, ${raw[i + 1]}`;
-        continue;
-      case 'x-forwarded-proto':
-      case 'x-forwarded-host':
-        continue;
-      case 'upgrade':
-        // Hop-by-hop, but an upgrade asks the instance for it.
-        if (upgrade) protocols = protocols === undefined ? raw[i + 1] : `${protocols}, ${raw[i + 1]}`;
-        continue;
-      case 'expect':
-        // Node's server has already answered 100-continue to the client; the
-        // body follows without waiting, so the instance must not hold it back.
-        continue;
-      default:
-        if (HOP_BY_HOP.has(lower)) continue;
+    const ours = () => {
+      try {
+        return pid > 0 && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(this.files.config);
+      } catch {
+        return false;
+      }
+    };
+    if (ours()) {
+      process.kill(pid, 'SIGKILL');
+      for (let i = 0; i < 100 && ours(); i++) await sleep(20);
     }
-    headers.push(key, raw[i + 1]);
+    rmSync(this.pidFile, { force: true });
   }
-  if (connection !== undefined) dropListed(headers, connection);
-  const hasBody = contentLength !== undefined ? contentLength !== '0' : chunked;
-  const bodyChunked = hasBody && contentLength === undefined;
-  let head = `${req.method} ${req.url} HTTP/1.1\r\n`;
-  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-  const peer = req.socket.remoteAddress ?? '';
-  head += `x-forwarded-for: ${prior ? `${prior}, ${peer}` : peer}\r\nx-forwarded-proto: http\r\n`;
-  if (host !== undefined) head += `x-forwarded-host: ${host}\r\n`;
-  if (bodyChunked) head += 'transfer-encoding: chunked\r\n';
-  if (protocols !== undefined) head += `upgrade: ${protocols}\r\nconnection: upgrade\r\n`;
-  return { host: hostOf(host), head: head + '\r\n', hasBody, chunked: bodyChunked };
-}
 
-/** Removes the headers a Connection header names (RFC 9110 7.6.1). */
-function dropListed(headers: string[], connection: string): void {
-  const listed = connection.toLowerCase().split(',').map((s) => s.trim());
-  for (let i = headers.length - 2; i >= 0; i -= 2) {
-    if (listed.includes(headers[i].toLowerCase())) headers.splice(i, 2);
+  private writeAtomically(path: string, content: string): void {
+    writeFileSync(`${path}.tmp`, content, { mode: 0o600 });
+    renameSync(`${path}.tmp`, path);
   }
 }
 
-function fail(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = errorBody(code, message);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** The same answer on a socket Node's server has handed over (an upgrade request), then the end of it. */
-function failRaw(socket: Socket, status: number, code: string, message: string): void {
-  const body = errorBody(code, message);
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-}
-
-function errorBody(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
+/** HAProxy's own words for why it stopped, e.g. "cannot bind socket (Address already in use) [127.0.0.1:8081]". */
+function alertOf(output: string): string | null {
+  const alerts = output.split('\n').filter((l) => l.includes('[ALERT]'));
+  const bind = alerts.find((l) => l.includes('cannot bind socket'));
+  const line = bind ?? alerts[0];
+  return line ? `haproxy: ${line.replace(/^.*?\[ALERT\]\s*(\(\d+\))?\s*:?\s*/, '').trim()}` : null;
 }

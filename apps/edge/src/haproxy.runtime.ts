@@ -1,0 +1,34 @@
+import { connect } from 'node:net';
+
+/**
+ * One command on HAProxy's runtime API (the stats socket, non-interactive
+ * mode: HAProxy answers and closes). Resolves with the answer's text.
+ */
+export function runtimeCommand(socket: string, command: string, timeoutMs = 5_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const conn = connect(socket);
+    let answer = '';
+    conn.setEncoding('utf8');
+    conn.setTimeout(timeoutMs, () => conn.destroy(new Error(`HAProxy runtime API: no answer to "${command.split('\n')[0]}" in ${timeoutMs} ms`)));
+    conn.on('connect', () => conn.end(command.endsWith('\n') ? command : `${command}\n`));
+    conn.on('data', (d: string) => (answer += d));
+    conn.on('error', reject);
+    conn.on('close', () => resolve(answer));
+  });
+}
+
+/**
+ * Replaces a map's whole content atomically (prepare, add, commit): a
+ * request sees the old set or the new one, never a mix.
+ */
+export async function replaceMap(socket: string, map: string, lines: string[]): Promise<void> {
+  const prepared = await runtimeCommand(socket, `prepare map ${map}`);
+  const version = /New version created: (\d+)/.exec(prepared)?.[1];
+  if (!version) throw new Error(`HAProxy runtime API: prepare map answered ${JSON.stringify(prepared.trim())}`);
+  if (lines.length > 0) {
+    const added = await runtimeCommand(socket, `add map @${version} ${map} <<\n${lines.join('\n')}\n\n`);
+    if (added.trim()) throw new Error(`HAProxy runtime API: add map answered ${JSON.stringify(added.trim())}`);
+  }
+  const committed = await runtimeCommand(socket, `commit map @${version} ${map}`);
+  if (committed.trim()) throw new Error(`HAProxy runtime API: commit map answered ${JSON.stringify(committed.trim())}`);
+}
