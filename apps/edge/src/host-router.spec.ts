@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, IncomingHttpHeaders, IncomingMessage, request, Server } from 'node:http';
 import { AddressInfo, connect, createServer as createTcpServer, Socket } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keepAliveArmed } from '@stratus/testing';
@@ -284,5 +284,111 @@ describe('HostRouter', () => {
     const dead = await upgrade('dead.localhost');
     expect(dead.status).toBe(502);
     expect(JSON.parse(dead.body!).error.code).toBe('bad_gateway');
+  });
+});
+
+describe('HostRouter: the HAProxy process', () => {
+  const dirs: string[] = [];
+  const routers: HostRouter[] = [];
+  let instance: Server;
+  let instancePort: number;
+
+  const newRouter = (dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'))) => {
+    if (!dirs.includes(dir)) dirs.push(dir);
+    const router = new HostRouter({ dir, threads: 1 });
+    routers.push(router);
+    return router;
+  };
+
+  async function freePort(): Promise<number> {
+    const probe = createTcpServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const port = (probe.address() as AddressInfo).port;
+    probe.close();
+    await once(probe, 'close');
+    return port;
+  }
+
+  const haproxyPid = (dir: string) => Number(readFileSync(join(dir, 'haproxy.pid'), 'utf8').trim());
+  const alive = (pid: number) => {
+    try {
+      return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    } catch {
+      return false;
+    }
+  };
+
+  beforeAll(async () => {
+    instance = createServer((_req, res) => res.end('hello'));
+    instance.listen(0, '127.0.0.1');
+    await once(instance, 'listening');
+    instancePort = (instance.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    for (const r of routers) await r.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    instance.close();
+    instance.closeAllConnections();
+  });
+
+  it('a listener that cannot be bound: HAProxy says why, and the status is not ok', async () => {
+    const taken = createTcpServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const router = newRouter();
+      const state = await router.listen({ host: '127.0.0.1', port: (taken.address() as AddressInfo).port });
+      expect(state).toMatch(/^haproxy: .*cannot bind socket/);
+      expect(router.status).toBe(state);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('an HAProxy that dies is started again, with the proxy hosts it had', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
+    const router = newRouter(dir);
+    const port = await freePort();
+    await router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    expect(await router.listen({ host: '127.0.0.1', port })).toBe('ok');
+    const first = haproxyPid(dir);
+    process.kill(first, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    let body = '';
+    while (Date.now() < deadline) {
+      body = await call(port, { headers: { host: 'app.localhost' } }).then((r) => r.body.toString(), () => '');
+      if (body === 'hello') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(body).toBe('hello');
+    expect(haproxyPid(dir)).not.toBe(first);
+    expect(router.status).toBe('ok');
+  });
+
+  it('an HAProxy left by an edge that was killed is stopped by the next start in the same directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
+    const port = await freePort();
+    const crashed = newRouter(dir);
+    expect(await crashed.listen({ host: '127.0.0.1', port })).toBe('ok');
+    const orphan = haproxyPid(dir);
+    // The edge that ran it is gone without closing it; a new edge starts on the same data directory and port.
+    const next = newRouter(dir);
+    await next.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    expect(await next.listen({ host: '127.0.0.1', port })).toBe('ok');
+    expect(alive(orphan)).toBe(false);
+    // (The first router is still here in this process and would start its HAProxy again: it must not.)
+    await crashed.close();
+    expect((await call(port, { headers: { host: 'app.localhost' } })).body.toString()).toBe('hello');
+  });
+
+  it('close stops HAProxy: the listener refuses connections', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
+    const router = newRouter(dir);
+    const port = await freePort();
+    expect(await router.listen({ host: '127.0.0.1', port })).toBe('ok');
+    const pid = haproxyPid(dir);
+    await router.close();
+    expect(alive(pid)).toBe(false);
+    await expect(call(port, { headers: { host: 'app.localhost' } })).rejects.toThrow(/ECONNREFUSED/);
   });
 });
