@@ -32,6 +32,8 @@ export class EdgePrimary {
   private stopping = false;
   private readonly workerCount: number;
   private readonly router: HostRouter;
+  /** The last reason the HTTP listener was not bound, said once rather than at every resync. */
+  private httpError: string | null = null;
 
   constructor(private readonly config: AppConfig) {
     this.vault = CertificateVault.fromDataDir(config.DATA_DIR);
@@ -143,7 +145,8 @@ export class EdgePrimary {
     for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(this.state);
     await this.router.setHosts(hostSpecs).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
     const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
-    if (http !== null && http !== 'ok') log('error', 'the HTTP listener for proxy hosts is not bound', { error: http });
+    if (http !== null && http !== 'ok' && http !== this.httpError) log('error', 'the HTTP listener for proxy hosts is not bound', { error: http });
+    this.httpError = http === 'ok' ? null : http;
     await this.heartbeat();
   }
 

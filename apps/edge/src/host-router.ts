@@ -74,10 +74,11 @@ export class HostRouter {
     return this.serially(async () => {
       const lines = renderHostMap(hosts);
       if (lines.join('\n') === this.lines.join('\n')) return;
-      this.lines = lines;
       // The file is what a (re)start loads; the runtime API changes the running process in place.
       this.writeAtomically(this.files.map, lines.length ? `${lines.join('\n')}\n` : '');
       if (this.child && this.state === 'ok') await replaceMap(this.files.socket, this.files.map, lines);
+      // Only now: a failed replace is tried again with the next set, even an equal one.
+      this.lines = lines;
     });
   }
 
@@ -116,8 +117,10 @@ export class HostRouter {
       exited ??= `haproxy exited (${signal ?? code})`;
       if (this.child !== child) return;
       this.child = null;
+      const wasServing = this.state === 'ok';
       this.state = exited;
-      if (this.closed) return;
+      // One that never started is retried by the next listen() (the edge's resync), not in a loop here.
+      if (this.closed || !wasServing) return;
       this.opts.log?.('error', 'haproxy exited; starting it again', { code, signal });
       setTimeout(() => {
         if (!this.closed && !this.child && this.where) this.serially(() => this.start()).catch(() => undefined);
@@ -125,6 +128,7 @@ export class HostRouter {
     });
     if (child.pid !== undefined) writeFileSync(this.pidFile, `${child.pid}\n`);
     this.child = child;
+    this.state = 'starting';
 
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
