@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { HostSpec } from './edge.messages';
 
 /** Where the edge's HAProxy keeps its files (all under one directory of the data dir). */
@@ -130,7 +131,15 @@ core.register_action("drop_listed_response", { "http-res" }, function(txn)
 end)
 `;
 
-/** The map's lines: one per proxy host, sorted so that an unchanged set renders the same. */
+/**
+ * The map's lines: one per proxy host, sorted so that an unchanged set
+ * renders the same. Only well-formed targets: `set-dst` with something that
+ * is not an address does nothing, and the request would go to the edge's
+ * own address at that port.
+ */
 export function renderHostMap(hosts: HostSpec[]): string[] {
-  return hosts.map((h) => `${h.hostname} ${h.ip}/${h.port}`).sort();
+  return hosts
+    .filter((h) => isIP(h.ip) !== 0 && Number.isInteger(h.port) && h.port > 0 && h.port < 65536 && /^[a-z0-9.-]+$/.test(h.hostname))
+    .map((h) => `${h.hostname} ${h.ip}/${h.port}`)
+    .sort();
 }
