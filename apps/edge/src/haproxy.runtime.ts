@@ -25,10 +25,31 @@ export async function replaceMap(socket: string, map: string, lines: string[]): 
   const prepared = await runtimeCommand(socket, `prepare map ${map}`);
   const version = /New version created: (\d+)/.exec(prepared)?.[1];
   if (!version) throw new Error(`HAProxy runtime API: prepare map answered ${JSON.stringify(prepared.trim())}`);
-  if (lines.length > 0) {
-    const added = await runtimeCommand(socket, `add map @${version} ${map} <<\n${lines.join('\n')}\n\n`);
+  // A command and its payload must fit HAProxy's buffer (tune.bufsize, 16 KiB): several adds to one version.
+  for (const chunk of chunksOf(lines, PAYLOAD_MAX)) {
+    const added = await runtimeCommand(socket, `add map @${version} ${map} <<\n${chunk.join('\n')}\n\n`);
     if (added.trim()) throw new Error(`HAProxy runtime API: add map answered ${JSON.stringify(added.trim())}`);
   }
   const committed = await runtimeCommand(socket, `commit map @${version} ${map}`);
   if (committed.trim()) throw new Error(`HAProxy runtime API: commit map answered ${JSON.stringify(committed.trim())}`);
+}
+
+const PAYLOAD_MAX = 8 * 1024;
+
+/** Consecutive lines in groups of at most `max` bytes (a longer line goes alone). */
+function chunksOf(lines: string[], max: number): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    if (current.length > 0 && size + line.length + 1 > max) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(line);
+    size += line.length + 1;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }

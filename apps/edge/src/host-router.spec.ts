@@ -205,6 +205,19 @@ describe('HostRouter', () => {
       other.closeAllConnections();
     }
   });
+  it('a change to thousands of proxy hosts at once applies whole (the map is sent in parts)', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({ hostname: `app-${i}.some-longer-project-name.localhost`, ip: '127.0.0.1', port: instancePort }));
+    await router.setHosts([...many, { hostname: 'dead.localhost', ip: '127.0.0.1', port: 1 }]);
+    try {
+      for (const name of [many[0].hostname, many[1500].hostname, many[2999].hostname]) {
+        expect((await call(routerPort, { headers: { host: name } })).status).toBe(200);
+      }
+      expect((await call(routerPort, { headers: { host: 'app.localhost' } })).status).toBe(404);
+    } finally {
+      await router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    }
+  });
+
   it('a client that abandons its upload ends the upload to the instance at once, not at the response timeout', async () => {
     let sawClose: (at: number) => void = () => undefined;
     const closed = new Promise<number>((resolve) => (sawClose = resolve));
