@@ -30,8 +30,11 @@ describe('fault: worker SIGKILLed every 2 s during 200 creates', () => {
   it('builds every instance exactly once', async () => {
     let killing = true;
     let kills = 0;
+    // Every worker gets KILL_EVERY_MS from when it is up: a slow boot (a busy
+    // machine) would otherwise eat the whole interval and nothing could finish.
     const killer = (async () => {
       while (killing) {
+        await stack.workerReady();
         await sleep(KILL_EVERY_MS);
         if (!killing) break;
         await stack.stopService('worker', 'SIGKILL');

@@ -28,6 +28,8 @@ export class TestStack {
   readonly env: Record<string, string>;
   readonly http: HttpClient;
   private readonly processes = new Map<Service, ChildProcess>();
+  /** Whether the running worker has said it is up (its "worker started" line, at LOG_LEVEL info or finer). */
+  private workerUp = false;
 
   private constructor(env: Record<string, string>) {
     this.env = env;
@@ -71,8 +73,19 @@ export class TestStack {
         timeoutMs: 15_000,
       });
     } else {
+      this.workerUp = false;
+      child.stdout!.on('data', (chunk: Buffer) => (this.workerUp ||= chunk.toString().includes('worker started')));
       await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
     }
+  }
+
+  /**
+   * Waits until the worker has booted (its modules loaded, its queues
+   * consumed): how long that takes depends on the machine, so a test that
+   * kills the worker on a timer counts from here, not from the spawn.
+   */
+  async workerReady(timeoutMs = 30_000): Promise<void> {
+    await waitFor('the worker to say it started', () => this.workerUp, { timeoutMs, intervalMs: 20 });
   }
 
   /** Stops a service with `signal` and waits for it to be gone. */
