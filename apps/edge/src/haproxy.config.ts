@@ -15,6 +15,8 @@ export interface HaproxySettings {
   bind: { host: string; port: number };
   threads: number;
   files: HaproxyFiles;
+  /** Started as root: the unprivileged ids HAProxy drops to once its listener and socket exist. */
+  runAs?: { uid: number; gid: number } | null;
 }
 
 /** A JSON error envelope as an HAProxy log-format string; `%[var(txn.host),json(utf8s)]` puts the host in safely. */
@@ -40,7 +42,7 @@ const HOP_BY_HOP_RESPONSE = ['keep-alive', 'proxy-connection', 'trailer', 'proxy
  * (HAProxy says 503 when it cannot connect; turned into 502 unless the
  * instance itself said 503), 504 when it stops answering mid-response.
  */
-export function renderHaproxyConfig({ bind, threads, files }: HaproxySettings): string {
+export function renderHaproxyConfig({ bind, threads, files, runAs }: HaproxySettings): string {
   const json = 'content-type "application/json; charset=utf-8"';
   const notAnswering = envelope('bad_gateway', 'the instance behind __HOST__ did not answer');
   return `# Written by the Stratus edge at each start; do not edit.
@@ -49,7 +51,7 @@ global
   # maxconn: HAProxy's own, from the file descriptor limit.
   stats socket ${files.socket} mode 600 level admin
   lua-load ${files.lua}
-
+${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}
 defaults
   mode http
   timeout connect 5s

@@ -394,6 +394,18 @@ describe('HostRouter: the HAProxy process', () => {
     expect((await call(port, { headers: { host: 'app.localhost' } })).body.toString()).toBe('hello');
   });
 
+  it('started as root, HAProxy serves as the unprivileged haproxy user', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
+    const router = newRouter(dir);
+    await router.setHosts([{ hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort }]);
+    const port = await freePort();
+    expect(await router.listen({ host: '127.0.0.1', port })).toBe('ok');
+    const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${haproxyPid(dir)}/status`, 'utf8'))![1]);
+    if (process.getuid!() === 0) expect(uid).not.toBe(0);
+    else expect(uid).toBe(process.getuid!());
+    expect((await call(port, { headers: { host: 'app.localhost' } })).body.toString()).toBe('hello');
+  });
+
   it('close stops HAProxy: the listener refuses connections', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
     const router = newRouter(dir);

@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,7 +101,7 @@ export class HostRouter {
     if (!bin) return (this.state = 'haproxy is not installed (scripts/ensure-system-packages.sh installs it)');
     this.writeAtomically(this.files.lua, HAPROXY_LUA);
     this.writeAtomically(this.files.map, this.lines.length ? `${this.lines.join('\n')}\n` : '');
-    this.writeAtomically(this.files.config, renderHaproxyConfig({ bind: where, threads: this.opts.threads, files: this.files }));
+    this.writeAtomically(this.files.config, renderHaproxyConfig({ bind: where, threads: this.opts.threads, files: this.files, runAs: haproxyUser() }));
     rmSync(this.files.socket, { force: true });
 
     const child = spawn(bin, ['-f', this.files.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -191,3 +191,20 @@ function alertOf(output: string): string | null {
   const line = bind ?? alerts[0];
   return line ? `haproxy: ${line.replace(/^.*?\[ALERT\]\s*(\(\d+\))?\s*:?\s*/, '').trim()}` : null;
 }
+
+/**
+ * Run as root, HAProxy drops to the `haproxy` user the Debian package
+ * creates (as its own service does), once it holds its listener and runtime
+ * socket: the process that parses what clients send is not root. Elsewhere
+ * it keeps the edge's own user.
+ */
+function haproxyUser(): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  try {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'haproxy'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+    return { uid: id('-u'), gid: id('-g') };
+  } catch {
+    return null;
+  }
+}
+
