@@ -37,3 +37,4 @@ export * from './secrets/password-verifiers';
 export * from './dns/instance-domains';
 export * from './database/hot-queries';
 export * from './database/unique-violation';
+export * from './system/system-user';

@@ -1,20 +1,9 @@
+import { lookupUser, SystemUser } from '@stratus/core';
 import { execFileSync } from 'node:child_process';
 
-export interface RunAs {
-  uid: number;
-  gid: number;
+export interface RunAs extends SystemUser {
   /** Empty when processes run as the control plane's own user. */
   name: string;
-}
-
-function lookup(name: string): RunAs | null {
-  try {
-    const uid = Number(execFileSync('id', ['-u', name], { encoding: 'utf8', stdio: 'pipe' }).trim());
-    const gid = Number(execFileSync('id', ['-g', name], { encoding: 'utf8', stdio: 'pipe' }).trim());
-    return { uid, gid, name };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -24,7 +13,7 @@ function lookup(name: string): RunAs | null {
  */
 export function ensureRunUser(name: string): RunAs {
   if (process.getuid?.() !== 0) return { uid: process.getuid!(), gid: process.getgid!(), name: '' };
-  const existing = lookup(name);
+  const existing = lookupUser(name);
   if (existing) return existing;
   try {
     execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', name], {
@@ -32,7 +21,7 @@ export function ensureRunUser(name: string): RunAs {
     });
   } catch (err) {
     // Another process created it first.
-    if (!lookup(name)) throw new Error(`cannot create system user ${name}: ${err.stderr ?? err}`);
+    if (!lookupUser(name)) throw new Error(`cannot create system user ${name}: ${err.stderr ?? err}`);
   }
-  return lookup(name)!;
+  return lookupUser(name)!;
 }
