@@ -71,7 +71,7 @@ defaults
 
 frontend proxy_hosts
   bind ${bind.host}:${bind.port}
-  http-request return status 400 ${json} string ${JSON.stringify(JSON.stringify({ error: { code: 'bad_request', message: 'the request has no Host header' } }))} unless { req.hdr(host) -m found }
+  http-request return status 400 ${json} lf-string ${envelope('bad_request', 'the request has no Host header')} unless { req.hdr(host) -m found }
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\\.$,)
   http-request set-var(txn.target) var(txn.host),map(${files.map})
   http-request return status 404 ${json} lf-string ${envelope('not_found', 'no proxy host __HOST__')} unless { var(txn.target) -m found }

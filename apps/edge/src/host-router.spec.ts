@@ -5,7 +5,7 @@ import { AddressInfo, connect, createServer as createTcpServer, Socket } from 'n
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keepAliveArmed } from '@stratus/testing';
+import { freePort, keepAliveArmed, waitFor } from '@stratus/testing';
 import { HostRouter } from './host-router';
 
 /** The router (a real HAProxy) end to end on loopback: a client, the router, and an instance that says what it received. */
@@ -90,11 +90,7 @@ describe('HostRouter', () => {
 
     routerDir = mkdtempSync(join(tmpdir(), 'stratus-host-router-'));
     router = new HostRouter({ dir: routerDir, threads: 1 });
-    const probe = createTcpServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    routerPort = (probe.address() as AddressInfo).port;
-    probe.close();
-    await once(probe, 'close');
+    routerPort = await freePort();
     await router.setHosts([
       { hostname: 'app.localhost', ip: '127.0.0.1', port: instancePort },
       { hostname: 'dead.localhost', ip: '127.0.0.1', port: 1 },
@@ -313,15 +309,6 @@ describe('HostRouter: the HAProxy process', () => {
     return router;
   };
 
-  async function freePort(): Promise<number> {
-    const probe = createTcpServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const port = (probe.address() as AddressInfo).port;
-    probe.close();
-    await once(probe, 'close');
-    return port;
-  }
-
   const haproxyPid = (dir: string) => Number(readFileSync(join(dir, 'haproxy.pid'), 'utf8').trim());
   const alive = (pid: number) => {
     try {
@@ -366,14 +353,9 @@ describe('HostRouter: the HAProxy process', () => {
     expect(await router.listen({ host: '127.0.0.1', port })).toBe('ok');
     const first = haproxyPid(dir);
     process.kill(first, 'SIGKILL');
-    const deadline = Date.now() + 10_000;
-    let body = '';
-    while (Date.now() < deadline) {
-      body = await call(port, { headers: { host: 'app.localhost' } }).then((r) => r.body.toString(), () => '');
-      if (body === 'hello') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(body).toBe('hello');
+    await waitFor('the proxy host served again', async () => (await call(port, { headers: { host: 'app.localhost' } })).body.toString() === 'hello', {
+      timeoutMs: 10_000,
+    });
     expect(haproxyPid(dir)).not.toBe(first);
     expect(router.status).toBe('ok');
   });

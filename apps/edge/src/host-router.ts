@@ -1,6 +1,7 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { lookupUser } from '@stratus/core';
+import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -74,8 +75,7 @@ export class HostRouter {
     return this.serially(async () => {
       const lines = renderHostMap(hosts);
       if (lines.join('\n') === this.lines.join('\n')) return;
-      // The file is what a (re)start loads; the runtime API changes the running process in place.
-      this.writeAtomically(this.files.map, lines.length ? `${lines.join('\n')}\n` : '');
+      // A running HAProxy changes in place; a (re)start loads the map file written from `lines`.
       if (this.child && this.state === 'ok') await replaceMap(this.files.socket, this.files.map, lines);
       // Only now: a failed replace is tried again with the next set, even an equal one.
       this.lines = lines;
@@ -99,9 +99,11 @@ export class HostRouter {
     const where = this.where!;
     const bin = BINARIES.find((b) => existsSync(b));
     if (!bin) return (this.state = 'haproxy is not installed (scripts/ensure-system-packages.sh installs it)');
-    this.writeAtomically(this.files.lua, HAPROXY_LUA);
-    this.writeAtomically(this.files.map, this.lines.length ? `${this.lines.join('\n')}\n` : '');
-    this.writeAtomically(this.files.config, renderHaproxyConfig({ bind: where, threads: this.opts.threads, files: this.files, runAs: haproxyUser() }));
+    // Read by HAProxy only as it starts, and written anew before every start.
+    const write = (path: string, content: string) => writeFileSync(path, content, { mode: 0o600 });
+    write(this.files.lua, HAPROXY_LUA);
+    write(this.files.map, this.lines.map((l) => `${l}\n`).join(''));
+    write(this.files.config, renderHaproxyConfig({ bind: where, threads: this.opts.threads, files: this.files, runAs: haproxyUser() }));
     rmSync(this.files.socket, { force: true });
 
     const child = spawn(bin, ['-f', this.files.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -177,11 +179,6 @@ export class HostRouter {
     }
     rmSync(this.pidFile, { force: true });
   }
-
-  private writeAtomically(path: string, content: string): void {
-    writeFileSync(`${path}.tmp`, content, { mode: 0o600 });
-    renameSync(`${path}.tmp`, path);
-  }
 }
 
 /** HAProxy's own words for why it stopped, e.g. "cannot bind socket (Address already in use) [127.0.0.1:8081]". */
@@ -199,12 +196,5 @@ function alertOf(output: string): string | null {
  * it keeps the edge's own user.
  */
 function haproxyUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'haproxy'], { encoding: 'utf8', stdio: 'pipe' }).trim());
-    return { uid: id('-u'), gid: id('-g') };
-  } catch {
-    return null;
-  }
+  return process.getuid?.() === 0 ? lookupUser('haproxy') : null;
 }
-
