@@ -29,7 +29,7 @@ export class TestStack {
   readonly http: HttpClient;
   private readonly processes = new Map<Service, ChildProcess>();
   /** Whether the running worker has said it is up (its "worker started" line, at LOG_LEVEL info or finer). */
-  private workerUp = false;
+  private workerStarted: () => boolean = () => false;
 
   private constructor(env: Record<string, string>) {
     this.env = env;
@@ -67,14 +67,12 @@ export class TestStack {
       });
     } else if (service === 'edge') {
       // Up when it has reported itself to PostgreSQL (its listeners are bound by then or soon after).
-      let connected = false;
-      child.stdout!.on('data', (chunk: Buffer) => (connected ||= chunk.toString().includes('edge connected')));
-      await waitFor('the edge to start', () => child.exitCode === null && connected, {
+      const connected = saw(child, 'edge connected');
+      await waitFor('the edge to start', () => child.exitCode === null && connected(), {
         timeoutMs: 15_000,
       });
     } else {
-      this.workerUp = false;
-      child.stdout!.on('data', (chunk: Buffer) => (this.workerUp ||= chunk.toString().includes('worker started')));
+      this.workerStarted = saw(child, 'worker started');
       await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
     }
   }
@@ -85,7 +83,7 @@ export class TestStack {
    * kills the worker on a timer counts from here, not from the spawn.
    */
   async workerReady(timeoutMs = 30_000): Promise<void> {
-    await waitFor('the worker to say it started', () => this.workerUp, { timeoutMs, intervalMs: 20 });
+    await waitFor('the worker to say it started', () => this.workerStarted(), { timeoutMs, intervalMs: 20 });
   }
 
   /** Stops a service with `signal` and waits for it to be gone. */
@@ -117,3 +115,9 @@ export class TestStack {
   }
 }
 
+/** Whether the child has printed `text` on its standard output by now. */
+function saw(child: ChildProcess, text: string): () => boolean {
+  let seen = false;
+  child.stdout!.on('data', (chunk: Buffer) => (seen ||= chunk.toString().includes(text)));
+  return () => seen;
+}
