@@ -1,6 +1,7 @@
 /**
  * TCP keep-alive for the connections the edge relays for as long as both
- * ends like (gateway routes, upgrade tunnels). There is no idle timeout on
+ * ends like (gateway routes; HAProxy does the same for proxy hosts' upgrade
+ * tunnels, `option clitcpka/srvtcpka`). There is no idle timeout on
  * them, so an idle database connection through a route stays open; a peer
  * that vanished without a FIN (a crash, a lost network) is found by the
  * kernel instead, after 60 s of silence and its probes (9, 75 s apart, by
