@@ -40,6 +40,15 @@ export interface DatabaseDriver {
   delete(key: string): Promise<void>;
   /** Called when a server this process started exits, so status can follow promptly. */
   onExit(listener: (key: string) => void): void;
+  /**
+   * The worker's, at start: keep `count` servers of each engine started
+   * ahead of creates where the provider can give a running server its spec.
+   * A spare that cannot be had is reported to `onError`; creates then start
+   * their server as usual.
+   */
+  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): void;
+  /** Stops what keepSpares started; servers keep running. */
+  close(): Promise<void>;
 }
 
 export const DATABASE_DRIVER = Symbol('DATABASE_DRIVER');

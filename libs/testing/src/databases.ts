@@ -1,8 +1,8 @@
 import { DATABASE_MARKER } from '@stratus/providers';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { killGroups, markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { HttpClient } from './http-client';
 import { testEnv } from './test-env';
 import { waitFor } from './wait';
@@ -72,9 +72,22 @@ export function readIssuedPasswords(): string[] {
   }
 }
 
-/** Database server process groups whose working folder is under `dir`, by server key. */
+/**
+ * Database server process groups under `<dir>/databases/`, by the server
+ * folder they run in: a spare claimed by a create runs in the folder of the
+ * server it became, while its marker still names the spare.
+ */
 export function databaseServersUnder(dir: string): Map<string, number> {
-  return new Map([...markedLeadersUnder(DATABASE_MARKER, dir)].map(([key, pids]) => [key, pids[0]]));
+  const servers = join(dir, 'databases') + sep;
+  const found = new Map<string, number>();
+  for (const pid of [...markedLeadersUnder(DATABASE_MARKER, servers).values()].flat()) {
+    try {
+      found.set(readlinkSync(`/proc/${pid}/cwd`).slice(servers.length).split(sep)[0], pid);
+    } catch {
+      // gone
+    }
+  }
+  return found;
 }
 
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */

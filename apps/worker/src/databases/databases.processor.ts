@@ -1,5 +1,5 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase, releaseAddress } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
@@ -13,7 +13,7 @@ import { DatabasesReconciler } from './databases.reconciler';
 
 /** Provisions and removes managed database servers (every engine), one job per change of desired state. */
 @Processor(QUEUES.databases, INSTANCE_WORKER_OPTIONS)
-export class DatabasesProcessor extends WorkerHost implements OnModuleInit {
+export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(DatabasesProcessor.name);
 
   private readonly handlers: JobHandlers<typeof QUEUES.databases> = {
@@ -33,6 +33,13 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit {
 
   onModuleInit(): void {
     this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
+    this.driver.keepSpares(this.config.DATABASE_SPARES, (engine, err) =>
+      this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
+    );
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.driver.close();
   }
 
   process(job: Job): Promise<unknown> {

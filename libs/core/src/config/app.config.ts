@@ -133,6 +133,17 @@ export class AppConfig {
   @Min(1000)
   DATABASE_PROVISION_DEADLINE_MS = 10 * 60_000;
 
+  /**
+   * Started servers each worker keeps ready per engine that can take a
+   * create's settings while running (Redis): a cache create claims one
+   * instead of waiting for a start. 0 turns them off.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(8)
+  DATABASE_SPARES = 1;
+
   /** Database jobs run at once per worker. */
   @Transform(toInt)
   @IsInt()

@@ -1,13 +1,13 @@
 import { DatabaseEngine } from '@stratus/core';
 import { ChildProcess, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { isAlive, readStat, scanMarkedLeaders } from '../process-table';
 import { RunAs } from '../run-user';
-import { LocalEngine, ServerPaths } from './local-engine';
+import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
 
 /** Environment variable that marks a database server's process group; the process table is the truth. */
 export const DATABASE_MARKER = 'STRATUS_DATABASE_SERVER';
@@ -29,6 +29,19 @@ const POLL_MS = 10;
 const READY_POLL_MIN_MS = 2;
 const STOP_GRACE_MS = 10_000;
 const LAID_OUT = 'laid-out';
+/**
+ * Spares live in `<dir>/spare-<engine>-<owner pid>-<owner start time>-<n>/`
+ * until a create renames the folder to the server's key; the owner tells a
+ * later worker which spares were left behind by one that is gone.
+ */
+const SPARE_PREFIX = 'spare-';
+/** A claimed spare is replaced this long after, off the path of the create that claimed it. */
+const SPARE_REFILL_DELAY_MS = 50;
+
+interface Spare {
+  key: string;
+  pid: number;
+}
 
 /**
  * Database servers as supervised processes of the worker: each runs as the
@@ -40,6 +53,15 @@ const LAID_OUT = 'laid-out';
 export class LocalDatabaseDriver implements DatabaseDriver {
   private readonly exitListeners: Array<(key: string) => void> = [];
   private readonly inflight = new Map<string, Promise<ObservedDatabaseServer>>();
+  /** Started spares by engine, and how many of each to keep (0 until keepSpares). */
+  private readonly spares = new Map<DatabaseEngine, Spare[]>();
+  private sparesWanted = 0;
+  private spareSeq = 0;
+  private refillTimer: NodeJS.Timeout | null = null;
+  private refilling: Promise<void> = Promise.resolve();
+  private spareError: (engine: DatabaseEngine, err: Error) => void = () => undefined;
+  /** Spare key -> the key of the server it became, for the exit listeners. */
+  private readonly claimedAs = new Map<string, string>();
 
   constructor(private readonly opts: LocalDatabaseOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o755 });
@@ -47,6 +69,29 @@ export class LocalDatabaseDriver implements DatabaseDriver {
 
   onExit(listener: (key: string) => void): void {
     this.exitListeners.push(listener);
+  }
+
+  /**
+   * Keeps `count` started spares of each engine that can take a spec while
+   * running (LocalEngine.spare), so a create only claims one. Spares a gone
+   * worker left are stopped first. Only the worker calls this; a spare that
+   * cannot be started is reported to `onError` and not tried again.
+   */
+  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): void {
+    this.sparesWanted = count;
+    this.spareError = onError;
+    this.removeOrphanSpares();
+    this.scheduleRefill(0);
+  }
+
+  /** Stops the spares; servers keep running. */
+  async close(): Promise<void> {
+    this.sparesWanted = 0;
+    if (this.refillTimer) clearTimeout(this.refillTimer);
+    await this.refilling;
+    const all = [...this.spares.values()].flat();
+    this.spares.clear();
+    await Promise.all(all.map((spare) => this.remove(spare.key)));
   }
 
   async observe(key: string): Promise<ObservedDatabaseServer | null> {
@@ -87,15 +132,20 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     const paths = this.paths(spec.key);
     const fresh = !existsSync(join(paths.dir, LAID_OUT));
     try {
+      let pid: number | null;
       if (fresh) {
         const missing = await engine.missing(spec);
         if (missing) throw new DriverError('invalid', missing);
-        await this.layOut(engine, spec, paths);
+        // What an interrupted start left (a half-claimed spare, say) goes before its folder does.
+        if (existsSync(paths.dir)) await this.stop(spec.key);
+        // A fresh layout has never been started (the marker is written before any spawn): no need to look.
+        pid = await this.claimSpare(engine, spec, paths);
+        if (pid === null) await this.layOut(engine, spec, paths);
+      } else {
+        pid = this.runningPid(spec.key);
       }
-      // A fresh layout has never been started (the marker is written before any spawn): no need to look.
-      let pid = fresh ? null : this.runningPid(spec.key);
-      if (pid === null) pid = this.spawn(engine, spec, paths);
-      await this.waitUntilUp(engine, spec, paths, pid);
+      if (pid === null) pid = this.spawn(spec.key, engine.command(spec, paths), paths);
+      await this.waitUntilUp(pid, paths, spec.engine, () => engine.probe(spec, paths));
       await engine.configure(spec, paths);
       return { running: true, pid };
     } catch (err) {
@@ -120,8 +170,85 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     writeFileSync(join(paths.dir, LAID_OUT), '');
   }
 
-  private spawn(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths): number {
-    const { bin, args, env } = engine.command(spec, paths);
+  /**
+   * A started spare of the spec's engine, made into its server and moved to
+   * its folder; null when there is none or the claim failed (the spare is
+   * then gone, and the caller starts a server the usual way).
+   */
+  private async claimSpare(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths): Promise<number | null> {
+    const spare = engine.spare && this.spares.get(spec.engine)?.shift();
+    if (!spare) return null;
+    this.scheduleRefill(SPARE_REFILL_DELAY_MS);
+    try {
+      if (!isAlive(readStat(spare.pid))) throw new Error('the spare exited');
+      // The pid file, the log and the server's working folder move with it.
+      renameSync(this.paths(spare.key).dir, paths.dir);
+      this.claimedAs.set(spare.key, spec.key);
+      await engine.spare!.claim(spec, paths, this.opts.runAs);
+      writeFileSync(join(paths.dir, LAID_OUT), '');
+      return spare.pid;
+    } catch (err) {
+      this.spareError(spec.engine, err as Error);
+      this.claimedAs.delete(spare.key);
+      signalGroup(spare.pid, 'SIGKILL');
+      for (const dir of [this.paths(spare.key).dir, paths.dir]) rmSync(dir, { recursive: true, force: true });
+      return null;
+    }
+  }
+
+  private scheduleRefill(delayMs: number): void {
+    if (this.refillTimer || this.sparesWanted === 0) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = null;
+      this.refilling = this.refilling.then(() => this.refill());
+    }, delayMs);
+    this.refillTimer.unref();
+  }
+
+  /** Starts spares until each engine that has them holds `sparesWanted`; an engine whose spare fails is left without. */
+  private async refill(): Promise<void> {
+    for (const [name, engine] of Object.entries(this.opts.engines) as Array<[DatabaseEngine, LocalEngine]>) {
+      if (!engine.spare) continue;
+      const pool = this.spares.get(name) ?? [];
+      this.spares.set(name, pool);
+      while (pool.length < this.sparesWanted) {
+        const key = `${SPARE_PREFIX}${name}-${process.pid}-${readStat(process.pid)?.startTime}-${++this.spareSeq}`;
+        try {
+          pool.push(await this.startSpare(engine, key));
+        } catch (err) {
+          await this.remove(key);
+          this.spareError(name, err as Error);
+          break;
+        }
+      }
+    }
+  }
+
+  private async startSpare(engine: LocalEngine, key: string): Promise<Spare> {
+    const paths = this.paths(key);
+    mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
+    mkdirSync(paths.run, { mode: 0o700 });
+    this.chown(paths.run);
+    await engine.spare!.layOut(paths, this.opts.runAs);
+    const pid = this.spawn(key, engine.spare!.command(paths), paths);
+    await this.waitUntilUp(pid, paths, `spare ${key}`, () => engine.spare!.probe(paths));
+    return { key, pid };
+  }
+
+  /** Spares whose owner process is gone: stopped and removed. */
+  private removeOrphanSpares(): void {
+    for (const name of readdirSync(this.opts.dir)) {
+      if (!name.startsWith(SPARE_PREFIX)) continue;
+      const [, , owner, startTime] = name.split('-');
+      const stat = readStat(Number(owner));
+      if (isAlive(stat) && stat.startTime === startTime) continue;
+      const pid = this.runningPid(name);
+      if (pid !== null) signalGroup(pid, 'SIGKILL');
+      rmSync(this.paths(name).dir, { recursive: true, force: true });
+    }
+  }
+
+  private spawn(key: string, { bin, args, env }: ServerCommand, paths: ServerPaths): number {
     const { runAs } = this.opts;
     const log = openSync(paths.log, 'a');
     let child: ChildProcess;
@@ -131,34 +258,48 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         detached: true,
         stdio: ['ignore', log, log],
         ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: paths.data, ...env, [DATABASE_MARKER]: spec.key },
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: paths.data, ...env, [DATABASE_MARKER]: key },
       });
     } finally {
       closeSync(log);
     }
     // Without a listener a failed spawn would crash the worker.
     child.on('error', () => undefined);
-    if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${spec.key}`);
+    if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${key}`);
     writeFileSync(join(paths.dir, 'pid'), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`);
-    child.on('exit', () => {
-      for (const listener of this.exitListeners) listener(spec.key);
-    });
+    child.on('exit', () => this.exited(key));
     child.unref();
     return child.pid;
   }
 
-  private async waitUntilUp(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths, pid: number): Promise<void> {
+  /** A spare that exits leaves the pool with its folder (and is replaced); a claimed one is reported as the server it became. */
+  private exited(key: string): void {
+    if (key.startsWith(SPARE_PREFIX) && !this.claimedAs.has(key)) {
+      for (const pool of this.spares.values()) {
+        const at = pool.findIndex((spare) => spare.key === key);
+        if (at >= 0) pool.splice(at, 1);
+      }
+      rmSync(this.paths(key).dir, { recursive: true, force: true });
+      this.scheduleRefill(SPARE_REFILL_DELAY_MS);
+      return;
+    }
+    const server = this.claimedAs.get(key) ?? key;
+    this.claimedAs.delete(key);
+    for (const listener of this.exitListeners) listener(server);
+  }
+
+  private async waitUntilUp(pid: number, paths: ServerPaths, what: string, probe: () => Promise<boolean>): Promise<void> {
     const deadline = Date.now() + this.opts.startTimeoutMs;
     let interval = READY_POLL_MIN_MS;
     while (Date.now() < deadline) {
       if (!isAlive(readStat(pid))) {
-        throw new DriverError('invalid', `${spec.engine} server exited while starting; last output: ${this.tail(paths)}`);
+        throw new DriverError('invalid', `${what} server exited while starting; last output: ${this.tail(paths)}`);
       }
-      if (await engine.probe(spec, paths).catch(() => false)) return;
+      if (await probe().catch(() => false)) return;
       await sleep(interval);
       interval = Math.min(POLL_MS, interval + 1);
     }
-    throw new DriverError('invalid', `${spec.engine} server did not accept connections within ${this.opts.startTimeoutMs} ms; last output: ${this.tail(paths)}`);
+    throw new DriverError('invalid', `${what} server did not accept connections within ${this.opts.startTimeoutMs} ms; last output: ${this.tail(paths)}`);
   }
 
   /** Stops the whole process group: the server and everything it forked. */

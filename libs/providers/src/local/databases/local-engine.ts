@@ -36,4 +36,25 @@ export interface LocalEngine {
   probe(spec: DatabaseServerSpec, paths: ServerPaths): Promise<boolean>;
   /** Applies users, databases and extensions to the running server; safe to repeat. */
   configure(spec: DatabaseServerSpec, paths: ServerPaths): Promise<void>;
+  /** Present when a running server can be given its spec: the driver then keeps started spares. */
+  readonly spare?: SpareSupport;
+}
+
+/**
+ * A spare is a started server with no address, no user a client could log
+ * in as and no data, reachable only on a unix socket in its `run` folder. A
+ * create claims it instead of waiting for a start (LocalDatabaseDriver.keepSpares).
+ */
+export interface SpareSupport {
+  /** Creates the data folder and the settings of a spare. */
+  layOut(paths: ServerPaths, runAs: RunAs): Promise<void>;
+  command(paths: ServerPaths): ServerCommand;
+  /** True once the spare answers on its unix socket. */
+  probe(paths: ServerPaths): Promise<boolean>;
+  /**
+   * Makes the running spare the server of `spec` in one step (a client can
+   * never reach it without the password), and leaves the settings a restart
+   * reads: what `layOut` writes for the spec.
+   */
+  claim(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void>;
 }

@@ -1,10 +1,11 @@
+import Redis from 'ioredis';
 import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, NetConnectOpts } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { RunAs } from '../run-user';
 import { findExecutable, versionOutput } from './host-binaries';
-import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
+import { LocalEngine, ServerCommand, ServerPaths, SpareSupport } from './local-engine';
 
 /**
  * Redis from the system package. The password is an ACL rule holding its
@@ -27,13 +28,67 @@ export class RedisEngine implements LocalEngine {
 
   async layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {
     mkdirSync(paths.data, { mode: 0o700 });
+    this.writeConfig(paths, runAs, cacheSettings(spec));
+  }
+
+  command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
+    return serverCommand(paths);
+  }
+
+  probe(spec: DatabaseServerSpec): Promise<boolean> {
+    return ping({ host: spec.address, port: spec.port });
+  }
+
+  async configure(): Promise<void> {
+    // Everything is in the config file.
+  }
+
+  /**
+   * Redis 7 changes `bind`, `port` and users while running, so a spare
+   * started with no TCP listener and a password-less user on its unix socket
+   * (mode 0700, in the run user's 0700 folder) becomes any cache in one
+   * transaction.
+   */
+  readonly spare: SpareSupport = {
+    layOut: async (paths, runAs) => {
+      mkdirSync(paths.data, { mode: 0o700 });
+      this.writeConfig(paths, runAs, ['port 0', `unixsocket ${spareSocket(paths)}`, 'unixsocketperm 700', 'user default on nopass ~* &* +@all']);
+    },
+    command: serverCommand,
+    probe: (paths) => ping({ path: spareSocket(paths) }),
+    claim: async (spec, paths, runAs) => {
+      const admin = new Redis({
+        path: spareSocket(paths),
+        lazyConnect: true,
+        enableReadyCheck: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
+      try {
+        await admin.connect();
+        // One transaction: the address opens with the password already required.
+        const replies = await admin
+          .multi()
+          .call('ACL', 'SETUSER', 'default', 'resetpass', `#${spec.passwordVerifier}`)
+          .call('CONFIG', 'SET', 'bind', spec.address, 'port', String(spec.port))
+          .exec();
+        const failed = replies?.find(([err]) => err);
+        if (!replies || failed) throw new Error(`claiming a spare Redis failed: ${failed?.[0]?.message ?? 'transaction discarded'}`);
+      } finally {
+        admin.disconnect();
+      }
+      // What a restart reads: the cache's own settings, no unix socket.
+      this.writeConfig(paths, runAs, cacheSettings(spec));
+    },
+  };
+
+  /** `redis.conf` in the data folder: the given lines after what every server of ours has. */
+  private writeConfig(paths: ServerPaths, runAs: RunAs, lines: string[]): void {
     const conf = join(paths.data, 'redis.conf');
     writeFileSync(
       conf,
       [
         '# Written by the local provider.',
-        `bind ${spec.address}`,
-        `port ${spec.port}`,
         'daemonize no',
         // Keeps the environment readable in /proc (the retitle overwrites it), where adoption finds the server.
         'set-proc-title no',
@@ -43,7 +98,7 @@ export class RedisEngine implements LocalEngine {
         'save 3600 1 300 100 60 10000',
         'appendonly no',
         'logfile ""',
-        `user default on #${spec.passwordVerifier} ~* &* +@all`,
+        ...lines,
         '',
       ].join('\n'),
       { mode: 0o600 },
@@ -52,33 +107,6 @@ export class RedisEngine implements LocalEngine {
       chownSync(paths.data, runAs.uid, runAs.gid);
       chownSync(conf, runAs.uid, runAs.gid);
     }
-  }
-
-  command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
-    return { bin: findExecutable('redis-server') ?? 'redis-server', args: [join(paths.data, 'redis.conf')] };
-  }
-
-  /** Up when PING gets PONG or the demand to authenticate; LOADING and errors are not up. */
-  probe(spec: DatabaseServerSpec): Promise<boolean> {
-    return new Promise((resolve) => {
-      const socket = connect({ host: spec.address, port: spec.port });
-      let reply = '';
-      const done = (ok: boolean) => {
-        socket.destroy();
-        resolve(ok);
-      };
-      socket.once('connect', () => socket.write('PING\r\n'));
-      socket.on('data', (chunk) => {
-        reply += chunk.toString('latin1');
-        if (reply.includes('\r\n')) done(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
-      });
-      socket.once('error', () => done(false));
-      socket.setTimeout(1_000, () => done(false));
-    });
-  }
-
-  async configure(): Promise<void> {
-    // Everything is in the config file.
   }
 
   private find(): Promise<{ bin: string; version: string } | null> {
@@ -91,4 +119,37 @@ export class RedisEngine implements LocalEngine {
     })();
     return this.installed;
   }
+}
+
+/** Settings and all: the config file in the data folder. */
+function serverCommand(paths: ServerPaths): ServerCommand {
+  return { bin: findExecutable('redis-server') ?? 'redis-server', args: [join(paths.data, 'redis.conf')] };
+}
+
+/** Address, port and the password as an ACL rule: what makes a server the cache of `spec`. */
+function cacheSettings(spec: DatabaseServerSpec): string[] {
+  return [`bind ${spec.address}`, `port ${spec.port}`, `user default on #${spec.passwordVerifier} ~* &* +@all`];
+}
+
+function spareSocket(paths: ServerPaths): string {
+  return join(paths.run, 'redis.sock');
+}
+
+/** Up when PING gets PONG or the demand to authenticate; LOADING and errors are not up. */
+function ping(target: NetConnectOpts): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(target);
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString('latin1');
+      if (reply.includes('\r\n')) done(reply.startsWith('+PONG') || reply.startsWith('-NOAUTH'));
+    });
+    socket.once('error', () => done(false));
+    socket.setTimeout(1_000, () => done(false));
+  });
 }

@@ -1,0 +1,190 @@
+import { sha256Hex } from '@stratus/core';
+import { waitFor } from '@stratus/testing';
+import Redis from 'ioredis';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseServerSpec } from '../../databases.driver';
+import { isAlive, readStat } from '../process-table';
+import { ensureRunUser } from '../run-user';
+import { ClickHouseEngine } from './clickhouse.engine';
+import { LocalDatabaseDriver } from './local-database.driver';
+import { PostgresEngine } from './postgres.engine';
+import { RedisEngine } from './redis.engine';
+
+const PASSWORD = 'spare-spec-Passw0rd';
+
+function cacheSpec(n: number): DatabaseServerSpec {
+  return {
+    key: `redis-${n}`,
+    engine: 'redis',
+    version: '7',
+    address: `127.96.0.${n}`,
+    port: 6379,
+    dbName: null,
+    dbUser: null,
+    passwordVerifier: sha256Hex(PASSWORD),
+    superuser: false,
+    extensions: [],
+    ha: false,
+  };
+}
+
+/** The spares in `dir` (folder name and pid) whose server runs. */
+function runningSpares(dir: string): Array<{ key: string; pid: number }> {
+  return readdirSync(dir)
+    .filter((name) => name.startsWith('spare-redis-'))
+    .map((key) => {
+      try {
+        return { key, pid: Number(readFileSync(join(dir, key, 'pid'), 'utf8').split(' ')[0]) };
+      } catch {
+        return { key, pid: 0 };
+      }
+    })
+    .filter(({ pid }) => pid > 0 && isAlive(readStat(pid)));
+}
+
+function tcpOutcome(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+}
+
+async function roundTrip(spec: DatabaseServerSpec, password?: string): Promise<string | null> {
+  const client = new Redis({ host: spec.address, port: spec.port, lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await client.connect();
+    if (password) await client.auth(password);
+    await client.set('k', 'v');
+    return await client.get('k');
+  } finally {
+    client.disconnect();
+  }
+}
+
+const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+
+(hasRedis ? describe : describe.skip)('LocalDatabaseDriver spares (real Redis)', () => {
+  let dir: string;
+  let driver: LocalDatabaseDriver;
+  const errors: string[] = [];
+
+  const newDriver = () =>
+    new LocalDatabaseDriver({
+      dir,
+      runAs: ensureRunUser('stratus-run'),
+      startTimeoutMs: 10_000,
+      engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
+    });
+
+  beforeAll(() => {
+    const root = mkdtempSync(join(tmpdir(), 'stratus-spares-'));
+    // The run user must reach its servers' folders.
+    chmodSync(root, 0o755);
+    dir = join(root, 'databases');
+    driver = newDriver();
+    driver.keepSpares(1, (engine, err) => errors.push(`${engine}: ${err.message}`));
+  });
+
+  afterAll(async () => {
+    await driver.close();
+    for (const n of [1, 2, 3]) await driver.delete(`redis-${n}`);
+    rmSync(join(dir, '..'), { recursive: true, force: true });
+  });
+
+  it('keeps one started spare that no client can reach over TCP', async () => {
+    const [spare] = await waitFor('one running spare', () => runningSpares(dir).length === 1 && runningSpares(dir), { timeoutMs: 10_000, intervalMs: 20 });
+    expect(spare.key).toBe(`spare-redis-${process.pid}-${readStat(process.pid)!.startTime}-1`);
+    // No TCP listener at all: only its unix socket, in the run user's 0700 folder.
+    const listening = readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8');
+    const sockets = readdirSync(`/proc/${spare.pid}/fd`)
+      .map((fd) => readlinkSync(`/proc/${spare.pid}/fd/${fd}`))
+      .filter((target) => target.startsWith('socket:['))
+      .map((target) => target.slice(8, -1));
+    expect(sockets.some((inode) => listening.includes(` ${inode} `))).toBe(false);
+    expect(errors).toEqual([]);
+  });
+
+  it('a create claims the spare: same process, on the address with the password, and a new spare follows', async () => {
+    const [spare] = runningSpares(dir);
+    const spec = cacheSpec(1);
+    const observed = await driver.ensureRunning(spec);
+    expect(observed).toEqual({ running: true, pid: spare.pid });
+    expect(existsSync(join(dir, spare.key))).toBe(false);
+    expect(await roundTrip(spec, PASSWORD)).toBe('v');
+    await expect(roundTrip(spec)).rejects.toThrow(/NOAUTH/);
+    await expect(roundTrip(spec, 'wrong-password')).rejects.toThrow(/WRONGPASS/);
+
+    const [next] = await waitFor('one running spare', () => runningSpares(dir).length === 1 && runningSpares(dir), { timeoutMs: 10_000, intervalMs: 20 });
+    expect(next.key).not.toBe(spare.key);
+    expect(errors).toEqual([]);
+  });
+
+  it('a claimed server that dies starts again with the same settings, from its own config', async () => {
+    const spec = cacheSpec(1);
+    const before = (await driver.observe(spec.key))!.pid!;
+    process.kill(before, 'SIGKILL');
+    await waitFor('the server gone', () => !isAlive(readStat(before)), { timeoutMs: 5_000, intervalMs: 20 });
+    const after = await driver.ensureRunning(spec);
+    expect(after.pid).not.toBe(before);
+    expect(await roundTrip(spec, PASSWORD)).toBe('v');
+    await expect(roundTrip(spec)).rejects.toThrow(/NOAUTH/);
+    const conf = readFileSync(join(dir, spec.key, 'data', 'redis.conf'), 'utf8');
+    expect(conf).toContain(`bind ${spec.address}`);
+    expect(conf).not.toContain('unixsocket');
+    expect(conf).not.toContain('nopass');
+  });
+
+  it('a spare that dies is replaced, and creates go on meanwhile', async () => {
+    const [spare] = runningSpares(dir);
+    process.kill(spare.pid, 'SIGKILL');
+    const spec = cacheSpec(2);
+    const observed = await driver.ensureRunning(spec);
+    expect(observed.pid).not.toBe(spare.pid);
+    expect(await roundTrip(spec, PASSWORD)).toBe('v');
+    await waitFor('a new spare', () => runningSpares(dir).some((s) => s.key !== spare.key), { timeoutMs: 10_000, intervalMs: 20 });
+  });
+
+  it('delete stops a claimed server and frees its address', async () => {
+    const spec = cacheSpec(2);
+    await driver.delete(spec.key);
+    expect(await tcpOutcome(spec.address, spec.port)).toBe('ECONNREFUSED');
+    expect(existsSync(join(dir, spec.key))).toBe(false);
+  });
+
+  it("a new driver removes the spares of a worker that is gone, and keeps another live worker's", async () => {
+    const mine = runningSpares(dir);
+    // A gone owner: the pid of a process that has exited.
+    const gone = spawnSync('true').pid!;
+    const orphanDir = join(dir, `spare-redis-${gone}-0-1`);
+    mkdirSync(orphanDir);
+    const orphan = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    orphan.unref();
+    writeFileSync(join(orphanDir, 'pid'), `${orphan.pid} ${readStat(orphan.pid!)!.startTime}\n`);
+
+    const second = newDriver();
+    second.keepSpares(0, () => undefined);
+    await second.close();
+    expect(existsSync(orphanDir)).toBe(false);
+    await waitFor('the orphan gone', () => !isAlive(readStat(orphan.pid!)), { timeoutMs: 5_000, intervalMs: 20 });
+    // The first driver (this process) is alive: its spare stays.
+    expect(runningSpares(dir).map((s) => s.key)).toEqual(mine.map((s) => s.key));
+  });
+
+  it('close stops the spares and leaves servers running', async () => {
+    const spec = cacheSpec(3);
+    await driver.ensureRunning(spec);
+    await waitFor('one running spare', () => runningSpares(dir).length === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    const [spare] = runningSpares(dir);
+    await driver.close();
+    expect(isAlive(readStat(spare.pid))).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.startsWith('spare-'))).toEqual([]);
+    expect(await roundTrip(spec, PASSWORD)).toBe('v');
+  });
+});
