@@ -138,9 +138,12 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         if (missing) throw new DriverError('invalid', missing);
         // What an interrupted start left (a half-claimed spare, say) goes before its folder does.
         if (existsSync(paths.dir)) await this.stop(spec.key);
+        const claimed = await this.claimSpare(engine, spec, paths);
+        // The claim was answered once the server listened on the address with the spec applied.
+        if (claimed !== null) return { running: true, pid: claimed };
+        await this.layOut(engine, spec, paths);
         // A fresh layout has never been started (the marker is written before any spawn): no need to look.
-        pid = await this.claimSpare(engine, spec, paths);
-        if (pid === null) await this.layOut(engine, spec, paths);
+        pid = null;
       } else {
         pid = this.runningPid(spec.key);
       }
