@@ -27,3 +27,25 @@ export interface WorkerStatus {
   version: number;
   routes: Record<number, string>;
 }
+
+/** A worker's open gateway connections, sent when the number changed (at most every LOAD_REPORT_MS). */
+export interface WorkerLoad {
+  type: 'load';
+  connections: number;
+}
+
+/** Every worker's open gateway connections by worker id, from the primary to each worker. */
+export interface LoadView {
+  type: 'loads';
+  connections: Record<number, number>;
+}
+
+/** A connection accepted on `port` and passed on unread: the socket travels as the message's handle. */
+export interface Handoff {
+  type: 'handoff';
+  port: number;
+  to: number;
+}
+
+/** How often, at most, load reports and load views go out. */
+export const LOAD_REPORT_MS = 10;

@@ -3,7 +3,7 @@ import cluster, { Worker } from 'node:cluster';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DesiredState, HostSpec, RouteSpec, WorkerStatus } from './edge.messages';
+import { DesiredState, Handoff, HostSpec, LOAD_REPORT_MS, LoadView, RouteSpec, WorkerLoad, WorkerStatus } from './edge.messages';
 import { HostRouter } from './host-router';
 
 const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
@@ -27,6 +27,9 @@ export class EdgePrimary {
   private state: DesiredState | null = null;
   private version = 0;
   private readonly statuses = new Map<number, WorkerStatus>();
+  /** Open gateway connections by worker id, as last reported (connection-balancer.ts). */
+  private readonly loads: Record<number, number> = {};
+  private loadsTimer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> | null = null;
   private dirty = false;
   private stopping = false;
@@ -47,6 +50,8 @@ export class EdgePrimary {
     for (let i = 0; i < this.workerCount; i++) this.fork();
     cluster.on('exit', (worker, code, signal) => {
       this.statuses.delete(worker.id);
+      delete this.loads[worker.id];
+      this.sendLoads();
       if (this.stopping) return;
       log('warn', 'edge worker exited; starting another', { code, signal });
       this.fork();
@@ -59,9 +64,15 @@ export class EdgePrimary {
 
   private fork(): void {
     const worker = cluster.fork();
-    worker.on('message', (msg: WorkerStatus) => this.onStatus(worker, msg));
+    this.loads[worker.id] = 0;
+    worker.on('message', (msg: WorkerStatus | WorkerLoad | Handoff, handle?: unknown) => {
+      if (msg?.type === 'status') this.onStatus(worker, msg);
+      else if (msg?.type === 'load') this.onLoad(worker, msg);
+      else if (msg?.type === 'handoff') this.handOff(worker, msg, handle);
+    });
     worker.once('online', () => {
       if (this.state) worker.send(this.state);
+      this.sendLoads();
     });
   }
 
@@ -150,9 +161,36 @@ export class EdgePrimary {
     await this.heartbeat();
   }
 
+  /** Every worker learns the others' counts, at most every LOAD_REPORT_MS. */
+  private onLoad(worker: Worker, msg: WorkerLoad): void {
+    this.loads[worker.id] = msg.connections;
+    this.loadsTimer ??= setTimeout(() => {
+      this.loadsTimer = null;
+      this.sendLoads();
+    }, LOAD_REPORT_MS);
+  }
+
+  private sendLoads(): void {
+    const view: LoadView = { type: 'loads', connections: this.loads };
+    for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(view);
+  }
+
+  /**
+   * A connection one worker passed on, as a bare TCP handle that nobody
+   * reads until the receiving worker wraps it: to the worker it chose, or, if
+   * that one is gone, to any live one. Closed here once sent.
+   */
+  private handOff(from: Worker, msg: Handoff, handle: unknown): void {
+    const tcp = handle as { close(): void } | undefined;
+    if (!tcp) return;
+    const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w?.isConnected());
+    const to = live.find((w) => w.id === msg.to) ?? live.find((w) => w !== from) ?? live[0];
+    if (!to) return tcp.close();
+    to.send(msg, tcp as never, {}, () => tcp.close());
+  }
+
   /** Once every worker has applied the latest state: record what is bound. */
   private onStatus(worker: Worker, msg: WorkerStatus): void {
-    if (msg?.type !== 'status') return;
     this.statuses.set(worker.id, msg);
     const live = Object.values(cluster.workers ?? {}).filter((w) => w?.isConnected());
     const latest = this.state?.version;

@@ -121,4 +121,63 @@ describe('TcpRoutes', () => {
       other.closeAll();
     }
   });
+
+  describe('passing connections on (Handoffs)', () => {
+    /** Two workers' TcpRoutes in one process: `pass` hands the unread socket straight to the other's `adopt`. */
+    function pair(pickFirst: (open: number) => number | null) {
+      const calls = { picks: 0, passed: 0, counts: [] as number[] };
+      let second: TcpRoutes;
+      const first = new TcpRoutes({
+        pick: (open) => {
+          calls.picks++;
+          return pickFirst(open);
+        },
+        pass: (port, socket) => {
+          calls.passed++;
+          // Later, as over IPC: bytes the client sent meanwhile must still be there for the adopter.
+          setTimeout(() => second.adopt(port, socket), 30);
+          return true;
+        },
+        changed: (open) => calls.counts.push(open),
+      });
+      second = new TcpRoutes();
+      return { first, second, calls };
+    }
+
+    it('a passed connection is served by the worker that adopts it, from its first byte', async () => {
+      const { first, second, calls } = pair(() => 2);
+      const port = await freePort();
+      const spec = [{ port, targetIp: '127.0.0.1', targetPort, tls: null }];
+      await first.apply('127.0.0.1', spec);
+      // In one process the second cannot bind the port too (cluster workers share one socket); it knows the route all the same.
+      expect((await second.apply('127.0.0.1', spec))[port]).toMatch(/^EADDRINUSE/);
+      try {
+        const reply = await exchange(port, Buffer.from('passed'));
+        expect(reply.toString()).toBe(`${sha256(Buffer.from('passed'))} 6\ndessap`);
+        expect(calls).toMatchObject({ picks: 1, passed: 1 });
+        // The first worker never relayed it: its count never moved.
+        expect(calls.counts).toEqual([]);
+      } finally {
+        first.closeAll();
+        second.closeAll();
+      }
+    });
+
+    it('a route whose connections come and go keeps what it accepts, without asking', async () => {
+      const { first, calls } = pair(() => null);
+      const port = await freePort();
+      await first.apply('127.0.0.1', [{ port, targetIp: '127.0.0.1', targetPort, tls: null }]);
+      try {
+        await exchange(port, Buffer.from('one'));
+        expect(calls.picks).toBe(1);
+        expect(calls.counts).toEqual([1, 0]);
+        // Right after a close on this route: not asked.
+        await exchange(port, Buffer.from('two'));
+        expect(calls.picks).toBe(1);
+        expect(calls.counts).toEqual([1, 0, 1, 0]);
+      } finally {
+        first.closeAll();
+      }
+    });
+  });
 });

@@ -1,14 +1,35 @@
 import { createServer, Server, Socket, connect } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { RouteSpec } from './edge.messages';
 import { KEEPALIVE } from './keepalive';
 
 interface Listener {
   server: Server;
+  /** For a TLS route: terminates TLS on the sockets the listener (or another worker's) accepted. */
+  tls: TlsServer | null;
   spec: RouteSpec;
   /** Whether it is bound; otherwise the error it failed with. */
   state: 'binding' | 'ok' | string;
   sockets: Set<Socket>;
+  /** When one of its connections last closed in this process (ms since the epoch). */
+  lastClose: number;
+}
+
+/**
+ * A route one of whose connections closed this recently is churning: its
+ * load evens out by itself within moments, and passing a connection on costs
+ * more than relaying it (four IPC messages and two handle transfers).
+ */
+const CHURN_MS = 250;
+
+/** Where a worker's new connections may go instead (ConnectionBalancer and the IPC channel). */
+export interface Handoffs {
+  /** The worker to pass a new connection to, given this worker's open connections; null to keep it. */
+  pick(open: number): number | null;
+  /** Sends the unread socket to that worker; false when it could not be sent (it is then kept). */
+  pass(port: number, socket: Socket, to: number): boolean;
+  /** This worker's open connections changed. */
+  changed(open: number): void;
 }
 
 /**
@@ -16,10 +37,14 @@ interface Listener {
  * each connection to targetIp:targetPort (terminating TLS first when the
  * route has a certificate). Applying a new set of routes binds what is new,
  * retargets what changed in place (new connections follow), and closes what
- * is gone, dropping its open connections.
+ * is gone, dropping its open connections. With `handoffs`, a connection
+ * may be passed, unread, to another worker's TcpRoutes (`adopt`).
  */
 export class TcpRoutes {
   private readonly listeners = new Map<number, Listener>();
+  private open = 0;
+
+  constructor(private readonly handoffs?: Handoffs) {}
 
   async apply(host: string, routes: RouteSpec[]): Promise<Record<number, string>> {
     const wanted = new Map(routes.map((r) => [r.port, r]));
@@ -34,7 +59,7 @@ export class TcpRoutes {
           existing.spec = spec;
           return;
         }
-        await this.open(host, spec);
+        await this.listen(host, spec);
       }),
     );
     return Object.fromEntries([...this.listeners].map(([port, l]) => [port, l.state]));
@@ -44,13 +69,19 @@ export class TcpRoutes {
     for (const port of [...this.listeners.keys()]) this.close(port);
   }
 
-  private open(host: string, spec: RouteSpec): Promise<void> {
-    const l: Listener = { server: undefined as unknown as Server, spec, state: 'binding', sockets: new Set() };
-    const onConnection = (client: Socket) => this.pipe(l, client);
+  /** A connection another worker accepted on `port` and passed on unread; dropped when this worker no longer has the route. */
+  adopt(port: number, socket: Socket): void {
+    const l = this.listeners.get(port);
+    if (l) this.take(l, socket);
+    else socket.destroy();
+  }
+
+  private listen(host: string, spec: RouteSpec): Promise<void> {
     // Half-open allowed: a client that finishes sending (FIN) still gets the answer that follows.
-    l.server = spec.tls
-      ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true, ...KEEPALIVE }, onConnection)
-      : createServer({ noDelay: true, allowHalfOpen: true, ...KEEPALIVE }, onConnection);
+    const tls = spec.tls ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true }, (s) => this.pipe(l, s)) : null;
+    // Unread until kept or passed on: a passed socket must not have lost bytes to this process.
+    const server = createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true, ...KEEPALIVE }, (s) => this.accepted(l, s));
+    const l: Listener = { server, tls, spec, state: 'binding', sockets: new Set(), lastClose: 0 };
     this.listeners.set(spec.port, l);
     return new Promise((resolve) => {
       l.server.once('error', (err: NodeJS.ErrnoException) => {
@@ -64,6 +95,17 @@ export class TcpRoutes {
     });
   }
 
+  private accepted(l: Listener, socket: Socket): void {
+    const to = this.handoffs && Date.now() - l.lastClose > CHURN_MS ? this.handoffs.pick(this.open) : null;
+    if (to !== null && this.handoffs!.pass(l.spec.port, socket, to)) return;
+    this.take(l, socket);
+  }
+
+  private take(l: Listener, socket: Socket): void {
+    if (l.tls) l.tls.emit('connection', socket);
+    else this.pipe(l, socket);
+  }
+
   /**
    * Each direction ends on its own: a FIN from one side is passed on (by
    * `pipe`) and the other direction keeps flowing. A socket closes once both
@@ -74,8 +116,12 @@ export class TcpRoutes {
     const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE });
     client.setNoDelay(true);
     l.sockets.add(client);
+    this.count(+1);
     const done = () => {
-      l.sockets.delete(client);
+      if (l.sockets.delete(client)) {
+        l.lastClose = Date.now();
+        this.count(-1);
+      }
       client.destroy();
       upstream.destroy();
     };
@@ -85,6 +131,11 @@ export class TcpRoutes {
     upstream.on('close', done);
     client.pipe(upstream);
     upstream.pipe(client);
+  }
+
+  private count(delta: number): void {
+    this.open += delta;
+    this.handoffs?.changed(this.open);
   }
 
   private close(port: number): void {
