@@ -177,6 +177,26 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     expect(runningSpares(dir).map((s) => s.key)).toEqual(mine.map((s) => s.key));
   });
 
+  it('an engine whose spare cannot start is reported once and left without one', async () => {
+    // Redis whose spare command exits at once.
+    const redis = new RedisEngine();
+    const spareless: RedisEngine = Object.assign(Object.create(redis), { spare: { ...redis.spare, command: () => ({ bin: '/bin/false', args: [] }) } });
+    const reported: string[] = [];
+    const broken = new LocalDatabaseDriver({
+      dir,
+      runAs: ensureRunUser('stratus-run'),
+      startTimeoutMs: 10_000,
+      engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: spareless, clickhouse: new ClickHouseEngine() },
+    });
+    const before = runningSpares(dir).map((s) => s.key);
+    broken.keepSpares(1, (engine, err) => reported.push(`${engine}: ${err.message}`));
+    await waitFor('the failure', () => reported.length > 0, { timeoutMs: 10_000, intervalMs: 20 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(reported).toEqual([expect.stringMatching(/^redis: spare spare-redis-.* server exited while starting/)]);
+    expect(readdirSync(dir).filter((n) => n.startsWith('spare-'))).toEqual(before);
+    await broken.close();
+  });
+
   it('close stops the spares and leaves servers running', async () => {
     const spec = cacheSpec(3);
     await driver.ensureRunning(spec);

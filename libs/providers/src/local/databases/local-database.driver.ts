@@ -37,6 +37,8 @@ const LAID_OUT = 'laid-out';
 const SPARE_PREFIX = 'spare-';
 /** A claimed spare is replaced this long after, off the path of the create that claimed it. */
 const SPARE_REFILL_DELAY_MS = 50;
+/** A spare that exited on its own is replaced this long after, so one that keeps dying is not a loop. */
+const SPARE_RESTART_DELAY_MS = 1_000;
 
 interface Spare {
   key: string;
@@ -60,6 +62,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private refillTimer: NodeJS.Timeout | null = null;
   private refilling: Promise<void> = Promise.resolve();
   private spareError: (engine: DatabaseEngine, err: Error) => void = () => undefined;
+  /** Engines whose spare could not be started: they have none from then on. */
+  private readonly spareless = new Set<DatabaseEngine>();
   /** Spare key -> the key of the server it became, for the exit listeners. */
   private readonly claimedAs = new Map<string, string>();
 
@@ -211,7 +215,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   /** Starts spares until each engine that has them holds `sparesWanted`; an engine whose spare fails is left without. */
   private async refill(): Promise<void> {
     for (const [name, engine] of Object.entries(this.opts.engines) as Array<[DatabaseEngine, LocalEngine]>) {
-      if (!engine.spare) continue;
+      if (!engine.spare || this.spareless.has(name)) continue;
       const pool = this.spares.get(name) ?? [];
       this.spares.set(name, pool);
       while (pool.length < this.sparesWanted) {
@@ -219,6 +223,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         try {
           pool.push(await this.startSpare(engine, key));
         } catch (err) {
+          this.spareless.add(name);
           await this.remove(key);
           this.spareError(name, err as Error);
           break;
@@ -283,7 +288,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         if (at >= 0) pool.splice(at, 1);
       }
       rmSync(this.paths(key).dir, { recursive: true, force: true });
-      this.scheduleRefill(SPARE_REFILL_DELAY_MS);
+      this.scheduleRefill(SPARE_RESTART_DELAY_MS);
       return;
     }
     const server = this.claimedAs.get(key) ?? key;
