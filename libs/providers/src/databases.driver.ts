@@ -44,9 +44,9 @@ export interface DatabaseDriver {
    * The worker's, at start: keep `count` servers of each engine started
    * ahead of creates where the provider can give a running server its spec.
    * A spare that cannot be had is reported to `onError`; creates then start
-   * their server as usual.
+   * their server as usual. Resolves once the first spares are up.
    */
-  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): void;
+  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void>;
   /** Stops what keepSpares started; servers keep running. */
   close(): Promise<void>;
 }

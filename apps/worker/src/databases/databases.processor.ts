@@ -33,7 +33,8 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
 
   onModuleInit(): void {
     this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
-    this.driver.keepSpares(this.config.DATABASE_SPARES, (engine, err) =>
+    // Not awaited: the worker takes jobs while its spares start.
+    void this.driver.keepSpares(this.config.DATABASE_SPARES, (engine, err) =>
       this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
     );
   }

@@ -83,13 +83,13 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
       engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
     });
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const root = mkdtempSync(join(tmpdir(), 'stratus-spares-'));
     // The run user must reach its servers' folders.
     chmodSync(root, 0o755);
     dir = join(root, 'databases');
     driver = newDriver();
-    driver.keepSpares(1, (engine, err) => errors.push(`${engine}: ${err.message}`));
+    await driver.keepSpares(1, (engine, err) => errors.push(`${engine}: ${err.message}`));
   });
 
   afterAll(async () => {
@@ -99,7 +99,8 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
   });
 
   it('keeps one started spare that no client can reach over TCP', async () => {
-    const [spare] = await waitFor('one running spare', () => runningSpares(dir).length === 1 && runningSpares(dir), { timeoutMs: 10_000, intervalMs: 20 });
+    const [spare] = runningSpares(dir);
+    expect(runningSpares(dir)).toHaveLength(1);
     expect(spare.key).toBe(`spare-redis-${process.pid}-${readStat(process.pid)!.startTime}-1`);
     // No TCP listener at all: only its unix socket, in the run user's 0700 folder.
     const listening = readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8');
@@ -169,7 +170,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     writeFileSync(join(orphanDir, 'pid'), `${orphan.pid} ${readStat(orphan.pid!)!.startTime}\n`);
 
     const second = newDriver();
-    second.keepSpares(0, () => undefined);
+    await second.keepSpares(0, () => undefined);
     await second.close();
     expect(existsSync(orphanDir)).toBe(false);
     await waitFor('the orphan gone', () => !isAlive(readStat(orphan.pid!)), { timeoutMs: 5_000, intervalMs: 20 });
@@ -177,7 +178,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     expect(runningSpares(dir).map((s) => s.key)).toEqual(mine.map((s) => s.key));
   });
 
-  it('an engine whose spare cannot start is reported once and left without one', async () => {
+  it('an engine whose spare cannot start is tried three times, a second apart, then left without one', async () => {
     // Redis whose spare command exits at once.
     const redis = new RedisEngine();
     const spareless: RedisEngine = Object.assign(Object.create(redis), { spare: { ...redis.spare, command: () => ({ bin: '/bin/false', args: [] }) } });
@@ -189,10 +190,11 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
       engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: spareless, clickhouse: new ClickHouseEngine() },
     });
     const before = runningSpares(dir).map((s) => s.key);
-    broken.keepSpares(1, (engine, err) => reported.push(`${engine}: ${err.message}`));
-    await waitFor('the failure', () => reported.length > 0, { timeoutMs: 10_000, intervalMs: 20 });
+    await broken.keepSpares(1, (engine, err) => reported.push(`${engine}: ${err.message}`));
+    expect(reported).toHaveLength(1);
+    await waitFor('three failures', () => reported.length === 3, { timeoutMs: 5_000, intervalMs: 20 });
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(reported).toEqual([expect.stringMatching(/^redis: spare spare-redis-.* server exited while starting/)]);
+    expect(reported).toEqual(Array(3).fill(expect.stringMatching(/^redis: spare spare-redis-.* server exited while starting/)));
     expect(readdirSync(dir).filter((n) => n.startsWith('spare-'))).toEqual(before);
     await broken.close();
   });

@@ -7,7 +7,7 @@ import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../.
 import { DriverError } from '../../driver-error';
 import { isAlive, readStat, scanMarkedLeaders } from '../process-table';
 import { RunAs } from '../run-user';
-import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
+import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
 /** Environment variable that marks a database server's process group; the process table is the truth. */
 export const DATABASE_MARKER = 'STRATUS_DATABASE_SERVER';
@@ -37,12 +37,18 @@ const LAID_OUT = 'laid-out';
 const SPARE_PREFIX = 'spare-';
 /** A claimed spare is replaced this long after, off the path of the create that claimed it. */
 const SPARE_REFILL_DELAY_MS = 50;
-/** A spare that exited on its own is replaced this long after, so one that keeps dying is not a loop. */
+/** A spare that exited on its own, or failed to start, is replaced this long after, so one that keeps dying is not a loop. */
 const SPARE_RESTART_DELAY_MS = 1_000;
+/** Spares of an engine that failed to start this many times in a row: none from then on. */
+const SPARE_ATTEMPTS = 3;
+
+/** Numbers spares in this process (every driver in it: their folders share the owner part of the name). */
+let spareSeq = 0;
 
 interface Spare {
   key: string;
   pid: number;
+  link: SpareLink;
 }
 
 /**
@@ -58,12 +64,11 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   /** Started spares by engine, and how many of each to keep (0 until keepSpares). */
   private readonly spares = new Map<DatabaseEngine, Spare[]>();
   private sparesWanted = 0;
-  private spareSeq = 0;
   private refillTimer: NodeJS.Timeout | null = null;
   private refilling: Promise<void> = Promise.resolve();
   private spareError: (engine: DatabaseEngine, err: Error) => void = () => undefined;
-  /** Engines whose spare could not be started: they have none from then on. */
-  private readonly spareless = new Set<DatabaseEngine>();
+  /** Failed spare starts in a row, by engine. */
+  private readonly spareFailures = new Map<DatabaseEngine, number>();
   /** Spare key -> the key of the server it became, for the exit listeners. */
   private readonly claimedAs = new Map<string, string>();
 
@@ -79,13 +84,15 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    * Keeps `count` started spares of each engine that can take a spec while
    * running (LocalEngine.spare), so a create only claims one. Spares a gone
    * worker left are stopped first. Only the worker calls this; a spare that
-   * cannot be started is reported to `onError` and not tried again.
+   * cannot be started is reported to `onError` (and after SPARE_ATTEMPTS in a
+   * row, no longer tried). Resolves once the first spares are up (or have failed).
    */
-  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): void {
+  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void> {
     this.sparesWanted = count;
     this.spareError = onError;
     this.removeOrphanSpares();
-    this.scheduleRefill(0);
+    this.refilling = this.refilling.then(() => this.refill());
+    return this.refilling;
   }
 
   /** Stops the spares; servers keep running. */
@@ -95,6 +102,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     await this.refilling;
     const all = [...this.spares.values()].flat();
     this.spares.clear();
+    for (const spare of all) spare.link.close();
     await Promise.all(all.map((spare) => this.remove(spare.key)));
   }
 
@@ -191,7 +199,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       // The pid file, the log and the server's working folder move with it.
       renameSync(this.paths(spare.key).dir, paths.dir);
       this.claimedAs.set(spare.key, spec.key);
-      await engine.spare!.claim(spec, paths, this.opts.runAs);
+      await spare.link.claim(spec, paths, this.opts.runAs);
       writeFileSync(join(paths.dir, LAID_OUT), '');
       return spare.pid;
     } catch (err) {
@@ -200,6 +208,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       signalGroup(spare.pid, 'SIGKILL');
       for (const dir of [this.paths(spare.key).dir, paths.dir]) rmSync(dir, { recursive: true, force: true });
       return null;
+    } finally {
+      spare.link.close();
     }
   }
 
@@ -212,20 +222,26 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     this.refillTimer.unref();
   }
 
-  /** Starts spares until each engine that has them holds `sparesWanted`; an engine whose spare fails is left without. */
+  /**
+   * Starts spares until each engine that has them holds `sparesWanted`. A
+   * failed start is tried again a second later, up to SPARE_ATTEMPTS in a row.
+   */
   private async refill(): Promise<void> {
     for (const [name, engine] of Object.entries(this.opts.engines) as Array<[DatabaseEngine, LocalEngine]>) {
-      if (!engine.spare || this.spareless.has(name)) continue;
+      if (!engine.spare || (this.spareFailures.get(name) ?? 0) >= SPARE_ATTEMPTS) continue;
       const pool = this.spares.get(name) ?? [];
       this.spares.set(name, pool);
       while (pool.length < this.sparesWanted) {
-        const key = `${SPARE_PREFIX}${name}-${process.pid}-${readStat(process.pid)?.startTime}-${++this.spareSeq}`;
+        const key = `${SPARE_PREFIX}${name}-${process.pid}-${readStat(process.pid)?.startTime}-${++spareSeq}`;
         try {
           pool.push(await this.startSpare(engine, key));
+          this.spareFailures.delete(name);
         } catch (err) {
-          this.spareless.add(name);
+          const failures = (this.spareFailures.get(name) ?? 0) + 1;
+          this.spareFailures.set(name, failures);
           await this.remove(key);
           this.spareError(name, err as Error);
+          if (failures < SPARE_ATTEMPTS) this.scheduleRefill(SPARE_RESTART_DELAY_MS);
           break;
         }
       }
@@ -239,8 +255,9 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     this.chown(paths.run);
     await engine.spare!.layOut(paths, this.opts.runAs);
     const pid = this.spawn(key, engine.spare!.command(paths), paths);
-    await this.waitUntilUp(pid, paths, `spare ${key}`, () => engine.spare!.probe(paths));
-    return { key, pid };
+    let link: SpareLink | null = null;
+    await this.waitUntilUp(pid, paths, `spare ${key}`, async () => (link = await engine.spare!.connect(paths)) !== null);
+    return { key, pid, link: link! };
   }
 
   /** Spares whose owner process is gone: stopped and removed. */
@@ -285,7 +302,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     if (key.startsWith(SPARE_PREFIX) && !this.claimedAs.has(key)) {
       for (const pool of this.spares.values()) {
         const at = pool.findIndex((spare) => spare.key === key);
-        if (at >= 0) pool.splice(at, 1);
+        if (at >= 0) pool.splice(at, 1)[0].link.close();
       }
       rmSync(this.paths(key).dir, { recursive: true, force: true });
       this.scheduleRefill(SPARE_RESTART_DELAY_MS);

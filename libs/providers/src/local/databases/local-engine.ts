@@ -49,12 +49,17 @@ export interface SpareSupport {
   /** Creates the data folder and the settings of a spare. */
   layOut(paths: ServerPaths, runAs: RunAs): Promise<void>;
   command(paths: ServerPaths): ServerCommand;
-  /** True once the spare answers on its unix socket. */
-  probe(paths: ServerPaths): Promise<boolean>;
+  /** A link to the spare once it answers on its unix socket; null while it does not. */
+  connect(paths: ServerPaths): Promise<SpareLink | null>;
+}
+
+/** An open admin connection to one started spare. */
+export interface SpareLink {
   /**
    * Makes the running spare the server of `spec` in one step (a client can
    * never reach it without the password), and leaves the settings a restart
-   * reads: what `layOut` writes for the spec.
+   * reads in `paths` (what `layOut` writes for the spec).
    */
   claim(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void>;
+  close(): void;
 }
