@@ -134,9 +134,10 @@ export class AppConfig {
   DATABASE_PROVISION_DEADLINE_MS = 10 * 60_000;
 
   /**
-   * Started servers each worker keeps ready per engine that can take a
-   * create's settings while running (Redis): a cache create claims one
-   * instead of waiting for a start. 0 turns them off.
+   * What each worker makes ahead of creates: started Redis servers (a cache
+   * create claims one instead of waiting for a start) and copies of each
+   * PostgreSQL template in use (a database create renames one instead of
+   * copying ~970 files). 0 turns both off.
    */
   @Transform(toInt)
   @IsInt()

@@ -90,6 +90,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void> {
     this.sparesWanted = count;
     this.spareError = onError;
+    for (const engine of Object.values(this.opts.engines)) engine.keepCopies?.(count);
     this.removeOrphanSpares();
     this.refilling = this.refilling.then(() => this.refill());
     return this.refilling;

@@ -38,6 +38,8 @@ export interface LocalEngine {
   configure(spec: DatabaseServerSpec, paths: ServerPaths): Promise<void>;
   /** Present when a running server can be given its spec: the driver then keeps started spares. */
   readonly spare?: SpareSupport;
+  /** Engines whose layout is slow to make keep `count` made ahead (the worker's driver asks, in keepSpares). */
+  keepCopies?(count: number): void;
 }
 
 /**

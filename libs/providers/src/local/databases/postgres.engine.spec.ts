@@ -1,0 +1,80 @@
+import { waitFor } from '@stratus/testing';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseServerSpec } from '../../databases.driver';
+import { ensureRunUser } from '../run-user';
+import { ServerPaths } from './local-engine';
+import { PostgresEngine } from './postgres.engine';
+import { choosePostgresDistribution } from './postgres-distributions';
+
+const spec: DatabaseServerSpec = {
+  key: 'postgres-1',
+  engine: 'postgres',
+  version: '16',
+  address: '127.96.3.1',
+  port: 5432,
+  dbName: 'app',
+  dbUser: 'app',
+  passwordVerifier: 'unused',
+  superuser: false,
+  extensions: [],
+  ha: false,
+};
+
+const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
+
+(hasPostgres16 ? describe : describe.skip)('PostgresEngine: data folder copies made ahead', () => {
+  const runAs = ensureRunUser('stratus-run');
+  let root: string;
+  let n = 0;
+
+  /** A fresh server folder, as the driver makes it. */
+  function paths(): ServerPaths {
+    const dir = join(root, 'databases', `postgres-${++n}`);
+    mkdirSync(dir, { recursive: true });
+    return { dir, data: join(dir, 'data'), run: join(dir, 'run'), log: join(dir, 'server.log') };
+  }
+
+  /** Whole copies (a copy is made as `.tmp-…` and renamed when complete). */
+  const copies = () =>
+    existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : [];
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'stratus-pg-copies-'));
+    chmodSync(root, 0o755);
+  });
+
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('without keepCopies, each layout copies the template and nothing is made ahead', async () => {
+    const engine = new PostgresEngine(join(root, 'templates'));
+    const p = paths();
+    await engine.layOut(spec, p, runAs);
+    expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
+    await new Promise((r) => setTimeout(r, 1_300));
+    expect(copies()).toEqual([]);
+  });
+
+  it('with keepCopies, a copy is made after a layout and the next layout takes it whole', async () => {
+    const engine = new PostgresEngine(join(root, 'templates'));
+    // A half-made copy of a worker that is gone: removed.
+    const gone = join(root, 'templates', 'copies', '.tmp-999999999-1');
+    mkdirSync(gone, { recursive: true });
+    engine.keepCopies(1);
+    expect(existsSync(gone)).toBe(false);
+
+    await engine.layOut(spec, paths(), runAs);
+    const [made] = await waitFor('a copy made ahead', () => copies().length === 1 && copies(), { timeoutMs: 30_000, intervalMs: 50 });
+    const dist = choosePostgresDistribution('16', []) as { id: string };
+    expect(made).toMatch(new RegExp(`^postgres-${dist.id}\\.${process.pid}-\\d+$`));
+
+    const p = paths();
+    await engine.layOut(spec, p, runAs);
+    expect(copies()).not.toContain(made);
+    expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
+    // Its own settings on top of the copy, owned by the run user like the rest.
+    expect(readFileSync(join(p.data, 'stratus.conf'), 'utf8')).toContain(`listen_addresses = '${spec.address}'`);
+    await waitFor('the copy replaced', () => copies().length === 1 && copies()[0] !== made, { timeoutMs: 30_000, intervalMs: 50 });
+  });
+});
