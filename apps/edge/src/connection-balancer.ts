@@ -17,8 +17,9 @@ export const BALANCE_SLACK = 2;
  * BALANCE_SLACK above the least loaded worker it knows of; only then does the
  * connection, still unread, go to that worker through the primary.
  *
- * The others' counts come from the primary and are a few milliseconds old,
- * so what this worker passed since the last view counts as theirs.
+ * The others' counts come from the primary and are a few milliseconds old
+ * (what it forwarded to a worker counts as that worker's until the worker
+ * reports), so what this worker passed since the last view counts as theirs.
  */
 export class ConnectionBalancer {
   private others = new Map<number, number>();

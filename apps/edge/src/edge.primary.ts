@@ -29,6 +29,8 @@ export class EdgePrimary {
   private readonly statuses = new Map<number, WorkerStatus>();
   /** Open gateway connections by worker id, as last reported (connection-balancer.ts). */
   private readonly loads: Record<number, number> = {};
+  /** Connections passed to each worker since its last report: its load too, though it has not said so yet. */
+  private readonly forwarded: Record<number, number> = {};
   private loadsTimer: NodeJS.Timeout | null = null;
   private reloading: Promise<void> | null = null;
   private dirty = false;
@@ -51,6 +53,7 @@ export class EdgePrimary {
     cluster.on('exit', (worker, code, signal) => {
       this.statuses.delete(worker.id);
       delete this.loads[worker.id];
+      delete this.forwarded[worker.id];
       this.sendLoads();
       if (this.stopping) return;
       log('warn', 'edge worker exited; starting another', { code, signal });
@@ -161,9 +164,14 @@ export class EdgePrimary {
     await this.heartbeat();
   }
 
-  /** Every worker learns the others' counts, at most every LOAD_REPORT_MS. */
   private onLoad(worker: Worker, msg: WorkerLoad): void {
     this.loads[worker.id] = msg.connections;
+    this.forwarded[worker.id] = 0;
+    this.loadsChanged();
+  }
+
+  /** Every worker learns the others' loads, at most every LOAD_REPORT_MS. */
+  private loadsChanged(): void {
     this.loadsTimer ??= setTimeout(() => {
       this.loadsTimer = null;
       this.sendLoads();
@@ -171,7 +179,8 @@ export class EdgePrimary {
   }
 
   private sendLoads(): void {
-    const view: LoadView = { type: 'loads', connections: this.loads };
+    const connections = Object.fromEntries(Object.entries(this.loads).map(([id, n]) => [id, n + (this.forwarded[Number(id)] ?? 0)]));
+    const view: LoadView = { type: 'loads', connections };
     for (const w of Object.values(cluster.workers ?? {})) if (w?.isConnected()) w.send(view);
   }
 
@@ -187,6 +196,8 @@ export class EdgePrimary {
     const to = live.find((w) => w.id === msg.to) ?? live.find((w) => w !== from) ?? live[0];
     if (!to) return tcp.close();
     to.send(msg, tcp as never, {}, () => tcp.close());
+    this.forwarded[to.id] = (this.forwarded[to.id] ?? 0) + 1;
+    this.loadsChanged();
   }
 
   /** Once every worker has applied the latest state: record what is bound. */

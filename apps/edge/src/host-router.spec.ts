@@ -277,8 +277,9 @@ describe('HostRouter', () => {
     expect(await roundTrip(up.socket!, 'ping')).toBe('ping');
     expect(await roundTrip(up.socket!, 'x'.repeat(200_000))).toBe('x'.repeat(200_000));
     // A tunnel may idle for hours; keep-alive finds a peer that vanished (edge/keepalive.ts).
-    expect(keepAliveArmed(routerPort, up.socket!.localPort!)).toBe(true);
-    expect(keepAliveArmed(lastTunnelPort, instancePort)).toBe(true);
+    // Right after data the kernel may show the retransmit timer instead: the keep-alive one follows once all is acknowledged.
+    await waitFor('keep-alive on the client side', () => keepAliveArmed(routerPort, up.socket!.localPort!), { timeoutMs: 5_000, intervalMs: 20 });
+    await waitFor('keep-alive on the instance side', () => keepAliveArmed(lastTunnelPort, instancePort), { timeoutMs: 5_000, intervalMs: 20 });
     up.socket!.destroy();
   });
 

@@ -101,7 +101,13 @@ export class TcpRoutes {
     this.take(l, socket);
   }
 
+  /** This worker serves it: counted from here (a TLS handshake included) until the socket closes. */
   private take(l: Listener, socket: Socket): void {
+    this.count(+1);
+    socket.once('close', () => {
+      l.lastClose = Date.now();
+      this.count(-1);
+    });
     if (l.tls) l.tls.emit('connection', socket);
     else this.pipe(l, socket);
   }
@@ -116,12 +122,8 @@ export class TcpRoutes {
     const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE });
     client.setNoDelay(true);
     l.sockets.add(client);
-    this.count(+1);
     const done = () => {
-      if (l.sockets.delete(client)) {
-        l.lastClose = Date.now();
-        this.count(-1);
-      }
+      l.sockets.delete(client);
       client.destroy();
       upstream.destroy();
     };
