@@ -41,13 +41,14 @@ export interface DatabaseDriver {
   /** Called when a server this process started exits, so status can follow promptly. */
   onExit(listener: (key: string) => void): void;
   /**
-   * The worker's, at start: keep `count` servers of each engine started
-   * ahead of creates where the provider can give a running server its spec.
-   * A spare that cannot be had is reported to `onError`; creates then start
-   * their server as usual. Resolves once the first spares are up.
+   * The worker's, at start: keep `count` of each engine made ahead of
+   * creates, as far as the provider can (the local one: started Redis
+   * servers, which take their spec while running, and PostgreSQL data folder
+   * copies). A spare that cannot be had is reported to `onError`; creates
+   * then start their server as usual. Resolves once the first spares are up.
    */
   keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void>;
-  /** Stops what keepSpares started; servers keep running. */
+  /** Stops the spare servers keepSpares started; servers keep running. */
   close(): Promise<void>;
 }
 
