@@ -54,6 +54,8 @@ interface Measured {
   p99_ms: number;
   errors: number;
   non_2xx: number;
+  /** rps of each slice, in order: slice i of every path of a group ran side by side in time. */
+  slice_rps: number[];
 }
 
 function ensureInstalled(): void {
@@ -92,8 +94,8 @@ interface Path {
 async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Record<string, Measured>> {
   const keys = Object.keys(paths);
   for (const k of keys) await load(paths[k].url, mode, paths[k].host, WARMUP_S);
-  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number }> = {};
-  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0 };
+  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number; slices: number[] }> = {};
+  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0, slices: [] };
   const slice = DURATION_S / SLICES;
   for (let i = 0; i < SLICES; i++) {
     for (const k of i % 2 ? [...keys].reverse() : keys) {
@@ -101,6 +103,7 @@ async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Re
       const a = acc[k];
       a.requests += r.requests.total;
       a.seconds += slice;
+      a.slices.push(round(r.requests.total / slice, 0));
       a.p99 = Math.max(a.p99, r.latency.p99);
       a.errors += r.errors;
       a.non_2xx += r.non2xx;
@@ -109,7 +112,7 @@ async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Re
   const out: Record<string, Measured> = {};
   for (const k of keys) {
     const a = acc[k];
-    const m = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx };
+    const m = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx, slice_rps: a.slices };
     log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
     out[k] = m;
   }
@@ -249,6 +252,18 @@ http {
       http_edge_vs_nginx_new_connection: ratio(result.http.new_connection.edge, result.http.new_connection.nginx),
       http_edge_vs_direct_keepalive: ratio(result.http.keepalive.edge, result.http.keepalive.direct),
     };
+    // The same ratios slice by slice (each pair ran next to each other in time): their median
+    // shrugs off a slice that load from elsewhere fell on, which the totals above do not.
+    const paired = (a: Measured, b: Measured) => {
+      const r = a.slice_rps.map((x, i) => x / b.slice_rps[i]).sort((x, y) => x - y);
+      return { median: round((r[(r.length - 1) >> 1] + r[r.length >> 1]) / 2), min: round(r[0]), max: round(r[r.length - 1]) };
+    };
+    const paired_ratios = {
+      tcp_edge_vs_haproxy_keepalive: paired(result.tcp.keepalive.edge, result.tcp.keepalive.haproxy),
+      tcp_edge_vs_haproxy_new_connection: paired(result.tcp.new_connection.edge, result.tcp.new_connection.haproxy),
+      http_edge_vs_haproxy_keepalive: paired(result.http.keepalive.edge, result.http.keepalive.haproxy),
+      http_edge_vs_nginx_keepalive: paired(result.http.keepalive.edge, result.http.keepalive.nginx),
+    };
     const out = {
       bench: 'edge',
       connections: CONNECTIONS,
@@ -259,6 +274,7 @@ http {
       nginx_workers: PROXY_WORKERS,
       results: result,
       ratios,
+      paired_ratios,
       targets: {
         tcp_keepalive_vs_haproxy: { goal: TARGETS.tcp_keepalive, met: ratios.tcp_edge_vs_haproxy_keepalive >= TARGETS.tcp_keepalive },
         http_keepalive_vs_best_of_haproxy_nginx: {
