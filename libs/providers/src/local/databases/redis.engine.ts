@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect, NetConnectOpts } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { RunAs } from '../run-user';
@@ -36,7 +36,7 @@ export class RedisEngine implements LocalEngine {
   }
 
   probe(spec: DatabaseServerSpec): Promise<boolean> {
-    return ping({ host: spec.address, port: spec.port });
+    return ping(spec.address, spec.port);
   }
 
   async configure(): Promise<void> {
@@ -139,9 +139,9 @@ function spareSocket(paths: ServerPaths): string {
 }
 
 /** Up when PING gets PONG or the demand to authenticate; LOADING and errors are not up. */
-function ping(target: NetConnectOpts): Promise<boolean> {
+function ping(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(target);
+    const socket = connect({ host, port });
     let reply = '';
     const done = (ok: boolean) => {
       socket.destroy();
