@@ -11,5 +11,5 @@ export { DATABASE_MARKER } from './local/databases/local-database.driver';
 export { localDatabaseDirs } from './local/databases/local-databases';
 export { buildTemplate } from './local/databases/postgres.engine';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
-export { scanMarkedLeaders } from './local/process-table';
+export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter } from './local/cgroups';

@@ -1,4 +1,4 @@
-import { DATABASE_MARKER } from '@stratus/providers';
+import { DATABASE_MARKER, readStat } from '@stratus/providers';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { killGroups, markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
@@ -97,8 +97,7 @@ export function killDatabaseServersUnder(dir: string): number {
   for (const key of existsSync(servers) ? readdirSync(servers) : []) {
     try {
       const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8').trim().split(' ');
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] === startTime) pids.add(Number(pid));
+      if (readStat(Number(pid))?.startTime === startTime) pids.add(Number(pid));
     } catch {
       // no pid file, or the process is gone
     }

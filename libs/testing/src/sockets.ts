@@ -1,56 +1,83 @@
+import { readStat } from '@stratus/providers';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-/**
- * Whether the kernel has a keep-alive timer armed on the IPv4 TCP socket
- * from `localPort` to `remotePort` on this host (the `tr` column of
- * /proc/net/tcp is 2). Undefined when there is no such socket.
- */
-export function keepAliveArmed(localPort: number, remotePort: number): boolean | undefined {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 6) continue;
-    if (fields[1].endsWith(`:${hex(localPort)}`) && fields[2].endsWith(`:${hex(remotePort)}`)) return fields[5].startsWith('02:');
+/** One row of /proc/net/tcp and tcp6: ports, state (01 established, 0A listening), timer (`tr`: 2 is keep-alive) and inode. */
+interface TcpSocket {
+  localPort: number;
+  remotePort: number;
+  state: string;
+  timer: string;
+  inode: string;
+}
+
+function tcpSockets(): TcpSocket[] {
+  const rows: TcpSocket[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // no IPv6 on this host
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const port = (address: string) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+      rows.push({ localPort: port(f[1]), remotePort: port(f[2]), state: f[3], timer: f[5].split(':')[0], inode: f[9] });
+    }
   }
-  return undefined;
+  return rows;
+}
+
+/** The inodes of the sockets open in `pid`. */
+function socketInodesOf(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      if (target.startsWith('socket:[')) inodes.add(target.slice(8, -1));
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
 }
 
 /**
- * Established IPv4 TCP connections on `localPort` held by each of `pids`
- * (matched by the socket inodes in their fd tables).
+ * Whether the kernel has a keep-alive timer armed on the TCP socket from
+ * `localPort` to `remotePort` on this host. Undefined when there is no such socket.
  */
+export function keepAliveArmed(localPort: number, remotePort: number): boolean | undefined {
+  const socket = tcpSockets().find((s) => s.localPort === localPort && s.remotePort === remotePort);
+  return socket && socket.timer === '02';
+}
+
+/** Established TCP connections on `localPort` held by each of `pids`. */
 export function establishedByProcess(localPort: number, pids: number[]): Map<number, number> {
-  const hex = `:${localPort.toString(16).toUpperCase().padStart(4, '0')}`;
-  const inodes = new Set<string>();
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    // State 01 is ESTABLISHED; field 9 the inode.
-    if (fields.length > 9 && fields[1].endsWith(hex) && fields[3] === '01') inodes.add(fields[9]);
-  }
-  const counts = new Map<number, number>();
-  for (const pid of pids) {
-    let n = 0;
-    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-      try {
-        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        if (target.startsWith('socket:[') && inodes.has(target.slice(8, -1))) n++;
-      } catch {
-        // closed meanwhile
-      }
-    }
-    counts.set(pid, n);
-  }
-  return counts;
+  const established = tcpSockets().filter((s) => s.localPort === localPort && s.state === '01');
+  return new Map(
+    pids.map((pid) => {
+      const inodes = socketInodesOf(pid);
+      return [pid, established.filter((s) => inodes.has(s.inode)).length];
+    }),
+  );
+}
+
+/** The TCP ports `pid` listens on. */
+export function listeningPortsOf(pid: number): number[] {
+  const inodes = socketInodesOf(pid);
+  return tcpSockets()
+    .filter((s) => s.state === '0A' && inodes.has(s.inode))
+    .map((s) => s.localPort);
 }
 
 /** The pids of the processes whose parent is `pid` and whose command line contains `command`. */
 export function childPids(pid: number, command = ''): number[] {
   return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => /^\d+$/.test(name) && readStat(Number(name))?.ppid === pid)
     .filter((name) => {
       try {
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(command);
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(command);
       } catch {
         return false;
       }

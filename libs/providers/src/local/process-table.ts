@@ -6,6 +6,7 @@ export const INSTANCE_MARKER = 'STRATUS_INSTANCE_ID';
 export interface ProcStat {
   pid: number;
   state: string;
+  ppid: number;
   pgrp: number;
   startTime: string;
 }
@@ -20,7 +21,7 @@ export function readStat(pid: number): ProcStat | null {
   }
   // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: rest[0], pgrp: Number(rest[2]), startTime: rest[19] };
+  return { pid, state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19] };
 }
 
 export function isAlive(stat: ProcStat | null): stat is ProcStat {

@@ -1,9 +1,8 @@
 import { sha256Hex } from '@stratus/core';
-import { waitFor } from '@stratus/testing';
+import { listeningPortsOf, tcpConnectOutcome, waitFor } from '@stratus/testing';
 import Redis from 'ioredis';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
@@ -44,16 +43,6 @@ function runningSpares(dir: string): Array<{ key: string; pid: number }> {
       }
     })
     .filter(({ pid }) => pid > 0 && isAlive(readStat(pid)));
-}
-
-function tcpOutcome(host: string, port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port }, () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-  });
 }
 
 async function roundTrip(spec: DatabaseServerSpec, password?: string): Promise<string | null> {
@@ -103,12 +92,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     expect(runningSpares(dir)).toHaveLength(1);
     expect(spare.key).toBe(`spare-redis-${process.pid}-${readStat(process.pid)!.startTime}-1`);
     // No TCP listener at all: only its unix socket, in the run user's 0700 folder.
-    const listening = readFileSync('/proc/net/tcp', 'utf8') + readFileSync('/proc/net/tcp6', 'utf8');
-    const sockets = readdirSync(`/proc/${spare.pid}/fd`)
-      .map((fd) => readlinkSync(`/proc/${spare.pid}/fd/${fd}`))
-      .filter((target) => target.startsWith('socket:['))
-      .map((target) => target.slice(8, -1));
-    expect(sockets.some((inode) => listening.includes(` ${inode} `))).toBe(false);
+    expect(listeningPortsOf(spare.pid)).toEqual([]);
     expect(errors).toEqual([]);
   });
 
@@ -117,6 +101,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     const spec = cacheSpec(1);
     const observed = await driver.ensureRunning(spec);
     expect(observed).toEqual({ running: true, pid: spare.pid });
+    expect(listeningPortsOf(spare.pid)).toEqual([spec.port]);
     expect(existsSync(join(dir, spare.key))).toBe(false);
     expect(await roundTrip(spec, PASSWORD)).toBe('v');
     await expect(roundTrip(spec)).rejects.toThrow(/NOAUTH/);
@@ -155,7 +140,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
   it('delete stops a claimed server and frees its address', async () => {
     const spec = cacheSpec(2);
     await driver.delete(spec.key);
-    expect(await tcpOutcome(spec.address, spec.port)).toBe('ECONNREFUSED');
+    expect(await tcpConnectOutcome(spec.address, spec.port)).toBe('ECONNREFUSED');
     expect(existsSync(join(dir, spec.key))).toBe(false);
   });
 
