@@ -22,6 +22,8 @@ host all all ::/0 scram-sha-256
 
 /** A used copy is replaced this long after, off the path of the create that took it. */
 const COPY_REFILL_DELAY_MS = 1_000;
+/** Numbers copies in this process (every engine in it: their names share the pid). */
+let copySeq = 0;
 
 /**
  * PostgreSQL 16/15/14. Each version (and build) has a template data folder
@@ -38,7 +40,6 @@ export class PostgresEngine implements LocalEngine {
   readonly stopSignal = 'SIGINT';
   private readonly templates = new Map<string, Promise<string>>();
   private copiesWanted = 0;
-  private copySeq = 0;
   /** Distributions with a refill pending or running. */
   private readonly refilling = new Set<string>();
 
@@ -142,7 +143,7 @@ export class PostgresEngine implements LocalEngine {
         mkdirSync(this.copiesDir, { recursive: true, mode: 0o755 });
         const have = () => readdirSync(this.copiesDir).filter((n) => n.startsWith(`postgres-${dist.id}.`)).length;
         while (have() < this.copiesWanted) {
-          const n = `${process.pid}-${++this.copySeq}`;
+          const n = `${process.pid}-${++copySeq}`;
           scratch = join(this.copiesDir, `.tmp-${n}`);
           await run('cp', ['-a', template, scratch]);
           renameSync(scratch, join(this.copiesDir, `postgres-${dist.id}.${n}`));
