@@ -1,8 +1,7 @@
 import cluster from 'node:cluster';
-import { Socket, SocketConstructorOpts } from 'node:net';
 import { ConnectionBalancer } from './connection-balancer';
 import { DesiredState, Handoff, LOAD_REPORT_MS, LoadView, WorkerLoad, WorkerStatus } from './edge.messages';
-import { Handoffs, TcpRoutes } from './tcp-routes';
+import { Handoffs, TcpHandle, TcpRoutes } from './tcp-routes';
 
 /**
  * One accepting process of the edge: holds the gateway routes' listeners
@@ -13,10 +12,10 @@ export function runEdgeWorker(): void {
   const routes = new TcpRoutes(handoffsOverIpc());
   let queue: Promise<void> = Promise.resolve();
 
-  process.on('message', (msg: DesiredState | Handoff, handle?: unknown) => {
+  process.on('message', (msg: DesiredState | Handoff, handle?: TcpHandle) => {
     if (msg?.type === 'handoff') {
-      // The bare TCP handle (see `pass`): a socket around it starts reading here, where it is served.
-      if (handle) routes.adopt(msg.port, new Socket({ handle, readable: true, writable: true } as SocketConstructorOpts));
+      // The bare TCP handle (see `pass`): wrapped and read here, where it is served.
+      if (handle) routes.adopt(msg.port, handle);
       return;
     }
     if (msg?.type !== 'state') return;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 import { keepAliveArmed } from '@stratus/testing';
-import { TcpRoutes } from './tcp-routes';
+import { detachHandle, TcpRoutes } from './tcp-routes';
 
 /** A gateway route end to end on loopback: a client, the route's listener, and a target on raw sockets. */
 
@@ -79,6 +79,42 @@ describe('TcpRoutes', () => {
     expect(sha256(reply.subarray(newline + 1))).toBe(sha256(Buffer.from(payload).reverse()));
   });
 
+  it('stops reading from the client while the target does not read, and loses nothing', async () => {
+    // A target that reads nothing until told to, then answers with the hash of all it got.
+    let held: Socket | undefined;
+    const slow = createServer({ allowHalfOpen: true }, (s: Socket) => {
+      held = s;
+      s.pause();
+      const parts: Buffer[] = [];
+      s.on('data', (d) => parts.push(d));
+      s.on('end', () => s.end(`${sha256(Buffer.concat(parts))} ${Buffer.concat(parts).length}\n`));
+    });
+    const slowPort = await listen(slow);
+    const other = new TcpRoutes();
+    const port = await freePort();
+    await other.apply('127.0.0.1', [{ port, targetIp: '127.0.0.1', targetPort: slowPort, tls: null }]);
+    try {
+      // More than the kernel's buffers along the way hold (a few MB per socket on loopback).
+      const payload = randomBytes(48 * 1024 * 1024);
+      const client = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+      const parts: Buffer[] = [];
+      client.on('data', (d) => parts.push(d));
+      client.end(payload);
+      await new Promise((r) => setTimeout(r, 500));
+      // The edge held back: what the target has not taken is still waiting at the client.
+      expect(held).toBeDefined();
+      expect(client.writableLength).toBeGreaterThan(0);
+      held!.resume();
+      await once(client, 'end');
+      client.destroy();
+      // Every byte arrived once and in order: a read never overwrote a chunk still being written.
+      expect(Buffer.concat(parts).toString()).toBe(`${sha256(payload)} ${payload.length}\n`);
+    } finally {
+      other.closeAll();
+      slow.close();
+    }
+  });
+
   it('keeps TCP keep-alive armed on both sockets of a relayed connection, so a vanished peer is found', async () => {
     const client = connect({ host: '127.0.0.1', port: routePort });
     await once(client, 'connect');
@@ -135,7 +171,8 @@ describe('TcpRoutes', () => {
         pass: (port, socket) => {
           calls.passed++;
           // Later, as over IPC: bytes the client sent meanwhile must still be there for the adopter.
-          setTimeout(() => second.adopt(port, socket), 30);
+          const handle = detachHandle(socket);
+          setTimeout(() => second.adopt(port, handle), 30);
           return true;
         },
         changed: (open) => calls.counts.push(open),

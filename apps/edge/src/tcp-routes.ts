@@ -1,4 +1,4 @@
-import { createServer, Server, Socket, connect } from 'node:net';
+import { createServer, Server, Socket, SocketConstructorOpts, connect } from 'node:net';
 import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
 import { RouteSpec } from './edge.messages';
 import { KEEPALIVE } from './keepalive';
@@ -21,6 +21,26 @@ interface Listener {
  * more than relaying it (four IPC messages and two handle transfers).
  */
 const CHURN_MS = 250;
+
+/**
+ * An accepted connection's libuv TCP handle, with nothing reading it: what
+ * travels between workers, and what a relay wraps in sockets of its own
+ * making. Node has no public type or API for it (see `detachHandle`).
+ */
+export type TcpHandle = object;
+
+/**
+ * Takes the handle out of a socket that net.Server accepted (paused, so
+ * unread) and lets that socket go: the server's count of connections drops
+ * as the socket closes, and the handle lives on, open, for whoever wraps it.
+ */
+export function detachHandle(socket: Socket): TcpHandle {
+  const s = socket as unknown as { _handle: TcpHandle | null };
+  const handle = s._handle!;
+  s._handle = null;
+  socket.destroy();
+  return handle;
+}
 
 /** Where a worker's new connections may go instead (ConnectionBalancer and the IPC channel). */
 export interface Handoffs {
@@ -70,15 +90,15 @@ export class TcpRoutes {
   }
 
   /** A connection another worker accepted on `port` and passed on unread; dropped when this worker no longer has the route. */
-  adopt(port: number, socket: Socket): void {
+  adopt(port: number, handle: TcpHandle): void {
     const l = this.listeners.get(port);
-    if (l) this.take(l, socket);
-    else socket.destroy();
+    if (l) this.take(l, handle);
+    else new Socket({ handle } as SocketConstructorOpts).destroy(); // closes it
   }
 
   private listen(host: string, spec: RouteSpec): Promise<void> {
     // Half-open allowed: a client that finishes sending (FIN) still gets the answer that follows.
-    const tls = spec.tls ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true }, (s) => this.pipe(l, s)) : null;
+    const tls = spec.tls ? createTlsServer({ cert: spec.tls.certPem, key: spec.tls.keyPem, allowHalfOpen: true }, (s) => this.pipeTls(l, s)) : null;
     // Unread until kept or passed on: a passed socket must not have lost bytes to this process.
     const server = createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true, ...KEEPALIVE }, (s) => this.accepted(l, s));
     const l: Listener = { server, tls, spec, state: 'binding', sockets: new Set(), lastClose: 0 };
@@ -98,28 +118,49 @@ export class TcpRoutes {
   private accepted(l: Listener, socket: Socket): void {
     const to = this.handoffs && Date.now() - l.lastClose > CHURN_MS ? this.handoffs.pick(this.open) : null;
     if (to !== null && this.handoffs!.pass(l.spec.port, socket, to)) return;
-    this.take(l, socket);
+    this.take(l, detachHandle(socket));
   }
 
   /** This worker serves it: counted from here (a TLS handshake included) until the socket closes. */
-  private take(l: Listener, socket: Socket): void {
+  private take(l: Listener, handle: TcpHandle): void {
     this.count(+1);
-    socket.once('close', () => {
+    const closed = () => {
       l.lastClose = Date.now();
       this.count(-1);
-    });
-    if (l.tls) l.tls.emit('connection', socket);
-    else this.pipe(l, socket);
+    };
+    if (l.tls) {
+      const socket = new Socket({ handle, readable: true, writable: true, allowHalfOpen: true } as SocketConstructorOpts);
+      socket.once('close', closed);
+      l.tls.emit('connection', socket);
+      return;
+    }
+    const toTarget = new Relay();
+    const toClient = new Relay();
+    const client = new Socket({ handle, readable: true, writable: true, allowHalfOpen: true, onread: toTarget } as SocketConstructorOpts);
+    client.once('close', closed);
+    this.join(l, client, toTarget, this.target(l, toClient), toClient);
+  }
+
+  private target(l: Listener, relay?: Relay): Socket {
+    const { targetIp, targetPort } = l.spec;
+    return connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE, ...(relay && { onread: relay }) });
+  }
+
+  /** A TLS route's connection, once its handshake is under way: the decrypted side is a stream of TLS's own, so it is piped. */
+  private pipeTls(l: Listener, client: Socket): void {
+    const upstream = this.target(l);
+    this.join(l, client, null, upstream, null);
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 
   /**
-   * Each direction ends on its own: a FIN from one side is passed on (by
-   * `pipe`) and the other direction keeps flowing. A socket closes once both
-   * of its directions are done, or at once on an error; either tears down the pair.
+   * Both directions of a connection, each ending on its own: a FIN from one
+   * side is passed on and the other direction keeps flowing. A socket closes
+   * once both of its directions are done, or at once on an error; either
+   * tears down the pair. A direction without a Relay is piped by the caller.
    */
-  private pipe(l: Listener, client: Socket): void {
-    const { targetIp, targetPort } = l.spec;
-    const upstream = connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE });
+  private join(l: Listener, client: Socket, toTarget: Relay | null, upstream: Socket, toClient: Relay | null): void {
     client.setNoDelay(true);
     l.sockets.add(client);
     const done = () => {
@@ -127,12 +168,12 @@ export class TcpRoutes {
       client.destroy();
       upstream.destroy();
     };
-    client.on('error', done);
-    upstream.on('error', done);
-    client.on('close', done);
-    upstream.on('close', done);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    for (const s of [client, upstream]) {
+      s.on('error', done);
+      s.on('close', done);
+    }
+    if (toTarget) toTarget.between(client, upstream);
+    if (toClient) toClient.between(upstream, client);
   }
 
   private count(delta: number): void {
@@ -147,6 +188,45 @@ export class TcpRoutes {
     l.server.close();
     for (const s of l.sockets) s.destroy();
   }
+}
+
+/** Bytes a relay reads at once: a socket's whole default receive window on loopback takes a few reads. */
+const RELAY_BUFFER = 64 * 1024;
+
+/**
+ * One direction of a relayed connection, as the `onread` of the socket it
+ * reads: the socket reads into this relay's one buffer (no allocation per
+ * read), each chunk is written on at once, and while a write is not yet
+ * done (the kernel's send buffer was full) reading stops, since that write
+ * still points into the buffer. About a fifth less CPU per relayed
+ * request than `pipe` (bench/README.md).
+ */
+class Relay {
+  readonly buffer = Buffer.allocUnsafe(RELAY_BUFFER);
+  private from!: Socket;
+  private to!: Socket;
+  private waiting = false;
+
+  between(from: Socket, to: Socket): void {
+    this.from = from;
+    this.to = to;
+    // Flowing, so that the end of input is seen ('end'); the data itself never goes through the stream.
+    from.on('end', () => to.end());
+    from.resume();
+  }
+
+  readonly callback = (bytes: number): boolean => {
+    this.to.write(this.buffer.subarray(0, bytes), this.written);
+    if (this.to.writableLength === 0) return true;
+    this.waiting = true;
+    return false;
+  };
+
+  private readonly written = (): void => {
+    if (!this.waiting) return;
+    this.waiting = false;
+    this.from.resume();
+  };
 }
 
 /** Same listener: same port and the same TLS setup (a target change is applied in place). */
