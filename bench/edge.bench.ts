@@ -16,7 +16,8 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
-import { createTenant, DEMO_INSTANCE, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
+import { childPids, createTenant, DEMO_INSTANCE, establishedByProcess, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
+import { readStat } from '@stratus/providers';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,8 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
 const SLICES = Number(process.env.BENCH_SLICES || 4);
 const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
+/** /proc's clock ticks a second (USER_HZ): 100 on Linux. */
+const CLOCK_TICKS = 100;
 
 const log = (m: string) => process.stderr.write(`[bench:edge] ${m}\n`);
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -56,6 +59,10 @@ interface Measured {
   non_2xx: number;
   /** rps of each slice, in order: slice i of every path of a group ran side by side in time. */
   slice_rps: number[];
+  /** For the edge: its workers' share of the connections in each slice (sorted, taken mid-slice). */
+  slice_split?: number[][];
+  /** CPU time the proxy's processes used per request (user and system; not for direct). */
+  cpu_us_per_request?: number;
 }
 
 function ensureInstalled(): void {
@@ -82,6 +89,15 @@ interface Path {
   name: string;
   url: string;
   host?: string;
+  /** Counts, mid-slice, what each of the proxy's processes holds. */
+  split?: () => number[];
+  /** The proxy's processes, whose CPU time is counted. */
+  pids?: number[];
+}
+
+/** CPU time `pids` have used so far, in µs. */
+function cpuUs(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (readStat(pid)?.cpuTicks ?? 0), 0) * (1e6 / CLOCK_TICKS);
 }
 
 /**
@@ -94,13 +110,18 @@ interface Path {
 async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Record<string, Measured>> {
   const keys = Object.keys(paths);
   for (const k of keys) await load(paths[k].url, mode, paths[k].host, WARMUP_S);
-  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number; slices: number[] }> = {};
-  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0, slices: [] };
+  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number; slices: number[]; splits: number[][]; cpuUs: number }> = {};
+  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0, slices: [], splits: [], cpuUs: 0 };
   const slice = DURATION_S / SLICES;
   for (let i = 0; i < SLICES; i++) {
     for (const k of i % 2 ? [...keys].reverse() : keys) {
-      const r = await load(paths[k].url, mode, paths[k].host, slice);
       const a = acc[k];
+      const split = paths[k].split;
+      const probe = split && setTimeout(() => a.splits.push(split().sort((x, y) => y - x)), (slice * 1000) / 2);
+      const cpuBefore = cpuUs(paths[k].pids ?? []);
+      const r = await load(paths[k].url, mode, paths[k].host, slice);
+      a.cpuUs += cpuUs(paths[k].pids ?? []) - cpuBefore;
+      clearTimeout(probe);
       a.requests += r.requests.total;
       a.seconds += slice;
       a.slices.push(round(r.requests.total / slice, 0));
@@ -112,8 +133,10 @@ async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Re
   const out: Record<string, Measured> = {};
   for (const k of keys) {
     const a = acc[k];
-    const m = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx, slice_rps: a.slices };
-    log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
+    const m: Measured = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx, slice_rps: a.slices };
+    if (a.splits.length) m.slice_split = a.splits;
+    if (paths[k].pids) m.cpu_us_per_request = round(a.cpuUs / a.requests, 1);
+    log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.cpu_us_per_request ? `, ${m.cpu_us_per_request} µs CPU/request` : ''}${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
     out[k] = m;
   }
   return out;
@@ -156,6 +179,11 @@ async function main(): Promise<void> {
     const route = await cloud.post('/api/cloud/gateway/create', { targetIp: ip, targetPort: 3000, protocol: 'tcp', port: routePort });
     if (route.status !== 200) throw new Error(`route: ${route.status} ${route.text}`);
     const edgeHttp = Number(stack.env.EDGE_HTTP_PORT);
+    const edgePid = stack.process('edge')!.pid!;
+    const edgeWorkers = childPids(edgePid, 'node');
+    // Its workers and the HAProxy it runs for proxy hosts.
+    const edgeTree = [edgePid, ...childPids(edgePid)];
+    const routeSplit = () => [...establishedByProcess(routePort, edgeWorkers).values()];
     // The edge serves alone from here on (and proves it can).
     await stack.stopService('api');
     await stack.stopService('worker');
@@ -220,23 +248,25 @@ http {
     daemons.push(startDaemon('/usr/sbin/haproxy', ['-f', join(dir, 'haproxy.cfg'), '-db']));
     daemons.push(startDaemon('/usr/sbin/nginx', ['-c', join(dir, 'nginx.conf'), '-e', 'stderr']));
     await Promise.all([waitPort(haTcp), waitPort(haHttp), waitPort(nginxHttp)]);
+    const [haproxyPid, nginxPid] = [daemons[0].pid!, daemons[1].pid!];
+    const nginxTree = [nginxPid, ...childPids(nginxPid)];
 
     const result: Record<string, Record<Mode, Record<string, Measured>>> = { tcp: {} as never, http: {} as never };
     for (const mode of ['keepalive', 'new_connection'] as Mode[]) {
       result.tcp[mode] = await measureGroup(
         {
           direct: { name: 'tcp direct', url: `http://${ip}:3000/` },
-          edge: { name: 'tcp edge route', url: `http://127.0.0.1:${routePort}/` },
-          haproxy: { name: 'tcp haproxy', url: `http://127.0.0.1:${haTcp}/` },
+          edge: { name: 'tcp edge route', url: `http://127.0.0.1:${routePort}/`, split: mode === 'keepalive' ? routeSplit : undefined, pids: edgeTree },
+          haproxy: { name: 'tcp haproxy', url: `http://127.0.0.1:${haTcp}/`, pids: [haproxyPid] },
         },
         mode,
       );
       result.http[mode] = await measureGroup(
         {
           direct: { name: 'http direct', url: `http://${ip}:3000/`, host: 'bench.localhost' },
-          edge: { name: 'http edge host', url: `http://127.0.0.1:${edgeHttp}/`, host: 'bench.localhost' },
-          haproxy: { name: 'http haproxy', url: `http://127.0.0.1:${haHttp}/`, host: 'bench.localhost' },
-          nginx: { name: 'http nginx', url: `http://127.0.0.1:${nginxHttp}/`, host: 'bench.localhost' },
+          edge: { name: 'http edge host', url: `http://127.0.0.1:${edgeHttp}/`, host: 'bench.localhost', pids: edgeTree },
+          haproxy: { name: 'http haproxy', url: `http://127.0.0.1:${haHttp}/`, host: 'bench.localhost', pids: [haproxyPid] },
+          nginx: { name: 'http nginx', url: `http://127.0.0.1:${nginxHttp}/`, host: 'bench.localhost', pids: nginxTree },
         },
         mode,
       );
@@ -264,6 +294,15 @@ http {
       http_edge_vs_haproxy_keepalive: paired(result.http.keepalive.edge, result.http.keepalive.haproxy),
       http_edge_vs_nginx_keepalive: paired(result.http.keepalive.edge, result.http.keepalive.nginx),
     };
+    // CPU per request, edge over the other (above 1: the edge spends more). On a machine the
+    // client and target share with the proxy, this is what throughput ratios come from.
+    const cpu = (a: Measured, b: Measured) => round(a.cpu_us_per_request! / b.cpu_us_per_request!);
+    const cpu_per_request_ratios = {
+      tcp_edge_vs_haproxy_keepalive: cpu(result.tcp.keepalive.edge, result.tcp.keepalive.haproxy),
+      tcp_edge_vs_haproxy_new_connection: cpu(result.tcp.new_connection.edge, result.tcp.new_connection.haproxy),
+      http_edge_vs_haproxy_keepalive: cpu(result.http.keepalive.edge, result.http.keepalive.haproxy),
+      http_edge_vs_nginx_keepalive: cpu(result.http.keepalive.edge, result.http.keepalive.nginx),
+    };
     const out = {
       bench: 'edge',
       connections: CONNECTIONS,
@@ -275,6 +314,7 @@ http {
       results: result,
       ratios,
       paired_ratios,
+      cpu_per_request_ratios,
       targets: {
         tcp_keepalive_vs_haproxy: { goal: TARGETS.tcp_keepalive, met: ratios.tcp_edge_vs_haproxy_keepalive >= TARGETS.tcp_keepalive },
         http_keepalive_vs_best_of_haproxy_nginx: {
