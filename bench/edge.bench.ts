@@ -16,8 +16,7 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
-import { childPids, createTenant, DEMO_INSTANCE, establishedByProcess, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
-import { readStat } from '@stratus/providers';
+import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, establishedByProcess, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
 import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,8 +44,6 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
 const SLICES = Number(process.env.BENCH_SLICES || 4);
 const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
-/** /proc's clock ticks a second (USER_HZ): 100 on Linux. */
-const CLOCK_TICKS = 100;
 
 const log = (m: string) => process.stderr.write(`[bench:edge] ${m}\n`);
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
@@ -97,7 +94,8 @@ interface Path {
 
 /** CPU time `pids` have used so far, in µs. */
 function cpuUs(pids: number[]): number {
-  return pids.reduce((sum, pid) => sum + (readStat(pid)?.cpuTicks ?? 0), 0) * (1e6 / CLOCK_TICKS);
+  const { user, system } = cpuTimeUs(pids);
+  return user + system;
 }
 
 /**

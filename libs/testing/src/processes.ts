@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CgroupLimiter, INSTANCE_MARKER, mountpoints, scanMarkedLeaders } from '@stratus/providers';
+import { CgroupLimiter, INSTANCE_MARKER, mountpoints, readStat, scanMarkedLeaders } from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
 
 /** Instance process-group leaders whose working folder is under `dir`, by instance id. */
@@ -64,4 +64,14 @@ export function unmountUnder(dir: string): number {
     }
   }
   return unmounted;
+}
+
+/** /proc's clock ticks a second (USER_HZ): 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/** CPU time `pids` (threads included) have used so far, in µs, in user space and in the kernel; a gone process counts 0. */
+export function cpuTimeUs(pids: number[]): { user: number; system: number } {
+  const stats = pids.map((pid) => readStat(pid));
+  const sum = (ticks: (s: NonNullable<(typeof stats)[number]>) => number) => stats.reduce((t, s) => t + (s ? ticks(s) : 0), 0) * (1e6 / CLOCK_TICKS);
+  return { user: sum((s) => s.userTicks), system: sum((s) => s.systemTicks) };
 }

@@ -9,8 +9,9 @@ export interface ProcStat {
   ppid: number;
   pgrp: number;
   startTime: string;
-  /** CPU time used so far, user and system, in clock ticks (USER_HZ, 100 a second on Linux). */
-  cpuTicks: number;
+  /** CPU time used so far in user space and in the kernel, in clock ticks (USER_HZ, 100 a second on Linux). */
+  userTicks: number;
+  systemTicks: number;
 }
 
 /** Fields of /proc/<pid>/stat; null when the process is gone. */
@@ -23,7 +24,7 @@ export function readStat(pid: number): ProcStat | null {
   }
   // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19], cpuTicks: Number(rest[11]) + Number(rest[12]) };
+  return { pid, state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19], userTicks: Number(rest[11]), systemTicks: Number(rest[12]) };
 }
 
 export function isAlive(stat: ProcStat | null): stat is ProcStat {
