@@ -21,6 +21,7 @@ import { ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { haproxyConfig, haproxyTcpRoute } from './haproxy';
 
 interface Histogram {
   average: number;
@@ -190,21 +191,8 @@ async function main(): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-bench-'));
     writeFileSync(
       join(dir, 'haproxy.cfg'),
-      `global
-  maxconn 4096
-  nbthread ${PROXY_WORKERS}
-defaults
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-frontend tcp_in
-  mode tcp
-  bind 127.0.0.1:${haTcp}
-  default_backend tcp_out
-backend tcp_out
-  mode tcp
-  server s1 ${ip}:3000
-frontend http_in
+      haproxyConfig(PROXY_WORKERS, haproxyTcpRoute(haTcp, `${ip}:3000`)) +
+        `frontend http_in
   mode http
   bind 127.0.0.1:${haHttp}
   acl bench hdr(host) -i bench.localhost

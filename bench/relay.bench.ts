@@ -18,6 +18,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { haproxyConfig, haproxyTcpRoute } from './haproxy';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon: (opts: Record<string, unknown>) => Promise<{ requests: { total: number }; errors: number }> = require('autocannon');
@@ -54,23 +55,7 @@ net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
 
 function haproxy(dir: string, port: number, target: number): ChildProcess {
   const cfg = join(dir, 'haproxy.cfg');
-  writeFileSync(
-    cfg,
-    `global
-  nbthread 1
-defaults
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-frontend tcp_in
-  mode tcp
-  bind 127.0.0.1:${port}
-  default_backend tcp_out
-backend tcp_out
-  mode tcp
-  server s1 127.0.0.1:${target}
-`,
-  );
+  writeFileSync(cfg, haproxyConfig(1, haproxyTcpRoute(port, `127.0.0.1:${target}`)));
   return spawn('/usr/sbin/haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
