@@ -49,3 +49,12 @@ export interface Handoff {
 
 /** How often, at most, load reports and load views go out. */
 export const LOAD_REPORT_MS = 10;
+
+/**
+ * An accepted connection's libuv TCP handle, with nothing reading it: what
+ * travels between workers, and what a relay wraps in sockets of its own
+ * making. Node has no public type or API for it (see `detachHandle`).
+ */
+export interface TcpHandle {
+  close(): void;
+}

@@ -3,7 +3,7 @@ import cluster, { Worker } from 'node:cluster';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DesiredState, Handoff, HostSpec, LOAD_REPORT_MS, LoadView, RouteSpec, WorkerLoad, WorkerStatus } from './edge.messages';
+import { DesiredState, Handoff, HostSpec, LOAD_REPORT_MS, LoadView, RouteSpec, TcpHandle, WorkerLoad, WorkerStatus } from './edge.messages';
 import { HostRouter } from './host-router';
 
 const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
@@ -71,7 +71,7 @@ export class EdgePrimary {
     worker.on('message', (msg: WorkerStatus | WorkerLoad | Handoff, handle?: unknown) => {
       if (msg?.type === 'status') this.onStatus(worker, msg);
       else if (msg?.type === 'load') this.onLoad(worker, msg);
-      else if (msg?.type === 'handoff') this.handOff(worker, msg, handle);
+      else if (msg?.type === 'handoff') this.handOff(worker, msg, handle as TcpHandle | undefined);
     });
     worker.once('online', () => {
       if (this.state) worker.send(this.state);
@@ -189,8 +189,7 @@ export class EdgePrimary {
    * reads until the receiving worker wraps it: to the worker it chose, or, if
    * that one is gone, to any live one. Closed here once sent.
    */
-  private handOff(from: Worker, msg: Handoff, handle: unknown): void {
-    const tcp = handle as { close(): void } | undefined;
+  private handOff(from: Worker, msg: Handoff, tcp: TcpHandle | undefined): void {
     if (!tcp) return;
     const live = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w?.isConnected());
     const to = live.find((w) => w.id === msg.to) ?? live.find((w) => w !== from) ?? live[0];

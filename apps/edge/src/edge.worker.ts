@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { ConnectionBalancer } from './connection-balancer';
-import { DesiredState, Handoff, LOAD_REPORT_MS, LoadView, WorkerLoad, WorkerStatus } from './edge.messages';
-import { Handoffs, TcpHandle, TcpRoutes } from './tcp-routes';
+import { DesiredState, Handoff, LOAD_REPORT_MS, LoadView, TcpHandle, WorkerLoad, WorkerStatus } from './edge.messages';
+import { Handoffs, TcpRoutes } from './tcp-routes';
 
 /**
  * One accepting process of the edge: holds the gateway routes' listeners

@@ -358,7 +358,8 @@ describe('HostRouter: the HAProxy process', () => {
       timeoutMs: 10_000,
     });
     expect(haproxyPid(dir)).not.toBe(first);
-    expect(router.status).toBe('ok');
+    // 'ok' once its runtime socket answers too, which may come a poll (20 ms) after the listener serves.
+    await waitFor('the router to report it ok', () => router.status === 'ok', { timeoutMs: 5_000 });
   });
 
   it('an HAProxy left by an edge that was killed is stopped by the next start in the same directory', async () => {

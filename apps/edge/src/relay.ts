@@ -9,8 +9,8 @@ const kept: Buffer[] = [];
 /**
  * `Socket#_writeGeneric`: the socket's own write, under the Writable stream
  * machinery (its queue, and a nextTick for every write's callback) that a
- * relay does not need: the relay has at most one write in flight, and
- * skipping that machinery saved a sixth of its CPU per request. The callback
+ * relay does not need, having at most one write in flight. Skipping it
+ * saved a sixth of the relay's user-space CPU per request. The callback
  * comes before it returns when the kernel took the whole chunk. It is
  * Node-internal; without it the public `write` serves, its callback a tick later.
  */
@@ -23,10 +23,11 @@ const writeNow: Write = writeGeneric ?? function (this: Socket, _writev, data, _
 /**
  * One direction of a relayed connection, given as the `onread` of the
  * socket it reads: that socket reads into this relay's one buffer (nothing
- * allocated per read, where `pipe` allocates 64 KB each time), and each
- * chunk is written on at once. A write the kernel did not take whole still
- * points into the buffer, so reading stops until it is done; that is also
- * the backpressure. 16 KB per direction while the connection is open.
+ * allocated per read, where a socket left to itself allocates 64 KB each
+ * time), and each chunk is written on at once. A write the kernel did not
+ * take whole still points into the buffer, so reading stops until it is
+ * done; that is also the backpressure. 16 KB per direction while the
+ * connection is open.
  */
 export class Relay {
   readonly buffer = kept.pop() ?? Buffer.allocUnsafe(RELAY_BUFFER);

@@ -1,6 +1,6 @@
 import { createServer, Server, Socket, SocketConstructorOpts, connect } from 'node:net';
 import { createServer as createTlsServer, Server as TlsServer } from 'node:tls';
-import { RouteSpec } from './edge.messages';
+import { RouteSpec, TcpHandle } from './edge.messages';
 import { KEEPALIVE } from './keepalive';
 import { Relay } from './relay';
 
@@ -22,13 +22,6 @@ interface Listener {
  * more than relaying it (four IPC messages and two handle transfers).
  */
 const CHURN_MS = 250;
-
-/**
- * An accepted connection's libuv TCP handle, with nothing reading it: what
- * travels between workers, and what a relay wraps in sockets of its own
- * making. Node has no public type or API for it (see `detachHandle`).
- */
-export type TcpHandle = object;
 
 /**
  * Takes the handle out of a socket that net.Server accepted (paused, so
@@ -94,7 +87,7 @@ export class TcpRoutes {
   adopt(port: number, handle: TcpHandle): void {
     const l = this.listeners.get(port);
     if (l) this.take(l, handle);
-    else new Socket({ handle } as SocketConstructorOpts).destroy(); // closes it
+    else handle.close();
   }
 
   private listen(host: string, spec: RouteSpec): Promise<void> {
@@ -139,17 +132,18 @@ export class TcpRoutes {
     const toClient = new Relay();
     const client = new Socket({ handle, readable: true, writable: true, allowHalfOpen: true, onread: toTarget } as SocketConstructorOpts);
     client.once('close', closed);
-    this.join(l, client, toTarget, this.target(l, toClient), toClient);
+    this.join(l, client, toTarget, this.connectTarget(l, toClient), toClient);
   }
 
-  private target(l: Listener, relay?: Relay): Socket {
+  /** A connection to the route's target; `relay` reads it when given. */
+  private connectTarget(l: Listener, relay?: Relay): Socket {
     const { targetIp, targetPort } = l.spec;
     return connect({ host: targetIp, port: targetPort, noDelay: true, allowHalfOpen: true, ...KEEPALIVE, ...(relay && { onread: relay }) });
   }
 
   /** A TLS route's connection, once its handshake is under way: the decrypted side is a stream of TLS's own, so it is piped. */
   private pipeTls(l: Listener, client: Socket): void {
-    const upstream = this.target(l);
+    const upstream = this.connectTarget(l);
     this.join(l, client, null, upstream, null);
     client.pipe(upstream);
     upstream.pipe(client);
