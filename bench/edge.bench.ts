@@ -7,8 +7,9 @@
  *   http  direct instance | proxy host (edge, Host routing) | HAProxy `mode http` | nginx proxy_pass
  *
  * each with keep-alive and with a new connection per request
- * (`connection: close`). Prints one JSON object with rps, p99 and the ratios
- * edge/HAProxy (and edge/nginx); progress goes to stderr. HAProxy and nginx
+ * (`connection: close`). Prints one JSON object with rps, p99, each proxy's
+ * CPU time per request and the ratios edge/HAProxy (and edge/nginx) of both;
+ * progress goes to stderr. HAProxy and nginx
  * are installed with apt-get when missing (bench-only dependencies).
  *
  * Runs on its own test slot (BENCH_TEST_SLOT, default 7), which it resets.
