@@ -156,7 +156,7 @@ export class TcpRoutes {
    * tears down the pair. A direction without a Relay is piped by the caller.
    */
   private join(l: Listener, client: Socket, toTarget: Relay | null, upstream: Socket, toClient: Relay | null): void {
-    client.setNoDelay(true);
+    // No setNoDelay here: the listener set TCP_NODELAY on the accepted socket (`noDelay`), a passed one's included.
     l.sockets.add(client);
     const done = () => {
       if (!l.sockets.delete(client)) return;
