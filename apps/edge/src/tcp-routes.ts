@@ -132,7 +132,10 @@ export class TcpRoutes {
     const toClient = new Relay();
     const client = new Socket({ handle, readable: true, writable: true, allowHalfOpen: true, onread: toTarget } as SocketConstructorOpts);
     client.once('close', closed);
-    this.join(l, client, toTarget, this.connectTarget(l, toClient), toClient);
+    const upstream = this.connectTarget(l, toClient);
+    this.join(l, client, upstream, [toTarget, toClient]);
+    toTarget.between(client, upstream);
+    toClient.between(upstream, client);
   }
 
   /** A connection to the route's target; `relay` reads it when given. */
@@ -144,33 +147,30 @@ export class TcpRoutes {
   /** A TLS route's connection, once its handshake is under way: the decrypted side is a stream of TLS's own, so it is piped. */
   private pipeTls(l: Listener, client: Socket): void {
     const upstream = this.connectTarget(l);
-    this.join(l, client, null, upstream, null);
+    this.join(l, client, upstream);
     client.pipe(upstream);
     upstream.pipe(client);
   }
 
   /**
-   * Both directions of a connection, each ending on its own: a FIN from one
-   * side is passed on and the other direction keeps flowing. A socket closes
-   * once both of its directions are done, or at once on an error; either
-   * tears down the pair. A direction without a Relay is piped by the caller.
+   * The pair's lifetime; the caller starts the relaying (relays or pipes),
+   * each direction ending on its own: a FIN from one side is passed on and
+   * the other direction keeps flowing. A socket closes once both of its
+   * directions are done, or at once on an error; either tears down the pair.
    */
-  private join(l: Listener, client: Socket, toTarget: Relay | null, upstream: Socket, toClient: Relay | null): void {
+  private join(l: Listener, client: Socket, upstream: Socket, relays: Relay[] = []): void {
     // No setNoDelay here: the listener set TCP_NODELAY on the accepted socket (`noDelay`), a passed one's included.
     l.sockets.add(client);
     const done = () => {
       if (!l.sockets.delete(client)) return;
       client.destroy();
       upstream.destroy();
-      toTarget?.release();
-      toClient?.release();
+      for (const r of relays) r.release();
     };
     for (const s of [client, upstream]) {
       s.on('error', done);
       s.on('close', done);
     }
-    toTarget?.between(client, upstream);
-    toClient?.between(upstream, client);
   }
 
   private count(delta: number): void {
