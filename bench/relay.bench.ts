@@ -11,13 +11,11 @@
  * measures the whole edge; this one says where a difference there comes
  * from. Prints one JSON object; progress to stderr. See bench/README.md.
  */
-import { cpuTimeUs, freePort } from '@stratus/testing';
+import { cpuTimeUs, freePort, tcpConnectOutcome, waitFor } from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { haproxyConfig, haproxyTcpRoute } from './haproxy';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -59,17 +57,7 @@ function haproxy(dir: string, port: number, target: number): ChildProcess {
   return spawn('/usr/sbin/haproxy', ['-f', cfg, '-db'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-async function listening(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect({ host: '127.0.0.1', port }, () => resolve(true)).on('error', () => resolve(false));
-      s.once('connect', () => s.destroy());
-    });
-    if (ok) return;
-    await sleep(25);
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
+const listening = (port: number) => waitFor(`a listener on ${port}`, async () => (await tcpConnectOutcome('127.0.0.1', port)) === 'connected', { timeoutMs: 5_000, intervalMs: 25 });
 
 const load = (port: number, seconds: number) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: seconds });
 

@@ -71,7 +71,11 @@ const CLOCK_TICKS = 100;
 
 /** CPU time `pids` (threads included) have used so far, in µs, in user space and in the kernel; a gone process counts 0. */
 export function cpuTimeUs(pids: number[]): { user: number; system: number } {
-  const stats = pids.map((pid) => readStat(pid));
-  const sum = (ticks: (s: NonNullable<(typeof stats)[number]>) => number) => stats.reduce((t, s) => t + (s ? ticks(s) : 0), 0) * (1e6 / CLOCK_TICKS);
-  return { user: sum((s) => s.userTicks), system: sum((s) => s.systemTicks) };
+  let user = 0;
+  let system = 0;
+  for (const stat of pids.map(readStat)) {
+    user += stat?.userTicks ?? 0;
+    system += stat?.systemTicks ?? 0;
+  }
+  return { user: user * (1e6 / CLOCK_TICKS), system: system * (1e6 / CLOCK_TICKS) };
 }
