@@ -14,7 +14,7 @@ const kept: Buffer[] = [];
  * comes before it returns when the kernel took the whole chunk. It is
  * Node-internal; without it the public `write` serves, its callback a tick later.
  */
-type Write = (this: Socket, writev: false, data: Buffer, encoding: '', cb: (err?: Error | null) => void) => void;
+type Write = (this: Socket, writev: false, data: Buffer, encoding: 'buffer', cb: (err?: Error | null) => void) => void;
 const writeGeneric = (Socket.prototype as unknown as { _writeGeneric?: Write })._writeGeneric;
 const writeNow: Write = writeGeneric ?? function (this: Socket, _writev, data, _encoding, cb) {
   this.write(data, cb);
@@ -55,7 +55,8 @@ export class Relay {
   /** `onread`: `bytes` were read into the buffer. False stops reading. */
   readonly callback = (bytes: number): boolean => {
     this.inFlight = true;
-    writeNow.call(this.to, false, this.buffer.subarray(0, bytes), '', this.written);
+    // 'buffer', as the Writable machinery would say: any other encoding makes Node copy the chunk first.
+    writeNow.call(this.to, false, this.buffer.subarray(0, bytes), 'buffer', this.written);
     this.stopped = this.inFlight;
     return !this.stopped;
   };
