@@ -18,11 +18,12 @@
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
 import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, establishedByProcess, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
-import { ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { haproxyConfig, haproxyTcpRoute } from './haproxy';
+import { ensurePackages } from './packages';
 
 interface Histogram {
   average: number;
@@ -62,19 +63,6 @@ interface Measured {
   slice_split?: number[][];
   /** CPU time the proxy's processes used per request (user and system; not for direct). */
   cpu_us_per_request?: number;
-}
-
-function ensureInstalled(): void {
-  const missing = [['haproxy', '/usr/sbin/haproxy'], ['nginx', '/usr/sbin/nginx']].filter(([, bin]) => !existsSync(bin)).map(([p]) => p);
-  if (missing.length === 0) return;
-  log(`installing ${missing.join(', ')} (bench only)`);
-  const install = `DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing.join(' ')}`;
-  try {
-    execSync(install, { stdio: ['ignore', 'ignore', 'inherit'] });
-  } catch {
-    execSync('apt-get update -q', { stdio: ['ignore', 'ignore', 'inherit'] });
-    execSync(install, { stdio: ['ignore', 'ignore', 'inherit'] });
-  }
 }
 
 async function load(url: string, mode: Mode, host: string | undefined, seconds: number): Promise<AutocannonResult> {
@@ -162,7 +150,7 @@ async function waitPort(port: number): Promise<void> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  ensureInstalled();
+  ensurePackages({ haproxy: '/usr/sbin/haproxy', nginx: '/usr/sbin/nginx' }, log);
   log(`slot ${process.env.STRATUS_TEST_SLOT}: resetting the test installation`);
   await resetTestInstallation();
   const stack = await TestStack.start({ LOG_LEVEL: 'warn', EDGE_WORKERS: String(PROXY_WORKERS) }, ['api', 'worker', 'edge']);

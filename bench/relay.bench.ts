@@ -4,7 +4,7 @@
  *
  *   edge     the edge's gateway-route relay (TcpRoutes, apps/edge)
  *   pipe     the same route on Node's `pipe()`, the relay before relay.ts
- *   haproxy  HAProxy `mode tcp`, nbthread 1
+ *   haproxy  HAProxy `mode tcp`, nbthread 1 (installed with apt-get when missing)
  *
  * each carrying keep-alive HTTP from autocannon to one demo-web server, in
  * alternating slices. One process each, no control plane: bench:edge
@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { haproxyConfig, haproxyTcpRoute } from './haproxy';
+import { ensurePackages } from './packages';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon: (opts: Record<string, unknown>) => Promise<{ requests: { total: number }; errors: number }> = require('autocannon');
@@ -62,6 +63,7 @@ const listening = (port: number) => waitFor(`a listener on ${port}`, async () =>
 const load = (port: number, seconds: number) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: seconds });
 
 async function main(): Promise<void> {
+  ensurePackages({ haproxy: '/usr/sbin/haproxy' }, log);
   const children: ChildProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'stratus-bench-relay-'));
   try {
