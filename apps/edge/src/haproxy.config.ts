@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { HostSpec } from './edge.messages';
+import { HostSpec } from './edge.types';
 
 /** Where the edge's HAProxy keeps its files (all under one directory of the data dir). */
 export interface HaproxyFiles {

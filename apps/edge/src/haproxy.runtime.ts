@@ -18,6 +18,20 @@ export function runtimeCommand(socket: string, command: string, timeoutMs = 5_00
 }
 
 /**
+ * Many commands whose answers are short, `;`-separated on as few lines as
+ * fit HAProxy's buffer (one connection per line). Resolves with the
+ * answers' non-blank lines, all together.
+ */
+export async function runtimeBatch(socket: string, commands: string[]): Promise<string[]> {
+  const answers: string[] = [];
+  for (const chunk of chunksOf(commands, PAYLOAD_MAX)) {
+    const answer = await runtimeCommand(socket, chunk.join('; '));
+    answers.push(...answer.split('\n').filter((l) => l.trim()));
+  }
+  return answers;
+}
+
+/**
  * Replaces a map's whole content atomically (prepare, add, commit): a
  * request sees the old set or the new one, never a mix.
  */

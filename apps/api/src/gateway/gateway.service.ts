@@ -1,6 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
-import { createServer } from 'node:net';
+import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
@@ -96,34 +95,43 @@ export class GatewayService {
   }
 
   /**
-   * A port of the range that no route uses and that can be bound on the
-   * gateway host right now. Starts at a random place so concurrent callers
-   * rarely get the same one (create still settles a race with 409).
+   * A port of the range that no route uses and that the gateway can serve:
+   * not one the live edge's HAProxy left out (something else had it bound
+   * when it started), and not bound by anything right now (a port HAProxy
+   * holds for later routes is paused, not listening, so the probe sees only
+   * another process). Starts at a random place so concurrent callers rarely
+   * get the same one (create still settles a race with 409).
    */
   async availablePort(): Promise<number> {
     const { from, to } = this.config.gatewayPorts;
     const used = new Set(await this.usedPorts());
+    const taken = new Set((await this.liveEdge())?.portsTaken ?? []);
     const size = to - from + 1;
     const start = Math.floor(Math.random() * size);
     for (let i = 0; i < size; i++) {
       const port = from + ((start + i) % size);
-      if (!used.has(port) && (await canBind(this.config.GATEWAY_HOST, port))) return port;
+      if (!used.has(port) && !taken.has(port) && (await canBind(this.config.GATEWAY_HOST, port))) return port;
     }
     throw new ConflictException(`no free port left in the gateway range ${from}-${to}`);
   }
 
-  async health() {
+  /** The edge that reported itself most recently, unless it has been silent too long to count. */
+  private async liveEdge(): Promise<EdgeNode | null> {
     const staleAfter = Math.max(3 * this.config.EDGE_RESYNC_INTERVAL_MS, 15_000);
-    const nodes = await this.dataSource.getRepository(EdgeNode).find({ order: { heartbeatAt: 'DESC' } });
-    const node = nodes.find((n) => Date.now() - n.heartbeatAt.getTime() < staleAfter) ?? null;
+    const [node] = await this.dataSource.getRepository(EdgeNode).find({ order: { heartbeatAt: 'DESC' }, take: 1 });
+    return node && Date.now() - node.heartbeatAt.getTime() < staleAfter ? node : null;
+  }
+
+  async health() {
+    const node = await this.liveEdge();
     const routes = await this.dataSource.getRepository(GatewayRoute).find({ order: { port: 'ASC' } });
     const bound = node ? routes.filter((r) => r.boundAt && !r.bindError) : [];
     const missing = routes.filter((r) => !bound.includes(r)).map((r) => r.port);
-    const status = !node ? 'down' : missing.length || !node.httpBound ? 'degraded' : 'ok';
+    const status = !node ? 'down' : missing.length || !node.httpBound || !node.gatewayBound ? 'degraded' : 'ok';
     return {
       status,
       edge: node
-        ? { name: node.name, workers: node.workers, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
+        ? { name: node.name, threads: node.workers, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
         : null,
       listeners: {
         expected: routes.length,
@@ -136,7 +144,7 @@ export class GatewayService {
         port: this.config.EDGE_HTTP_PORT,
         bound: node?.httpBound ?? false,
       },
-      port_range: this.config.gatewayPorts,
+      port_range: { ...this.config.gatewayPorts, held: node?.gatewayBound ?? false, taken: node?.portsTaken ?? [] },
       checked_at: new Date().toISOString(),
     };
   }
@@ -147,12 +155,4 @@ export class GatewayService {
       await notifyEdge(m, 'routes');
     });
   }
-}
-
-function canBind(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
-  });
 }

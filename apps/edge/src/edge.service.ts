@@ -1,0 +1,189 @@
+import { AppConfig, CertificateVault, EDGE_CHANNEL } from '@stratus/core';
+import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { HostSpec, RouteSpec } from './edge.types';
+import { GatewayRouter } from './gateway-router';
+import { HostRouter } from './host-router';
+
+const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
+  process.stdout.write(JSON.stringify({ level, time: Date.now(), service: 'edge', msg, ...extra }) + '\n');
+
+/**
+ * The edge: reads the desired routes and proxy hosts from PostgreSQL
+ * (LISTEN for prompt changes, plus a full resync on a timer), hands the
+ * routes to the gateway's HAProxy (gateway-router.ts) and the proxy hosts
+ * to the HTTP listener's (host-router.ts), and writes back what is bound
+ * (gateway_routes.bound_at, edge_nodes). No traffic passes through this
+ * process: when PostgreSQL, the api or the worker stop, both HAProxy
+ * processes keep serving the last state.
+ */
+export class EdgeService {
+  private readonly name = `${hostname()}:${process.pid}`;
+  private readonly startedAt = new Date();
+  private readonly vault: CertificateVault;
+  private db: Client | null = null;
+  private connecting = false;
+  private reloading: Promise<void> | null = null;
+  private dirty = false;
+  private stopping = false;
+  /** Threads of each HAProxy. */
+  private readonly threads: number;
+  private readonly gateway: GatewayRouter;
+  private readonly router: HostRouter;
+  /** The last reasons a listener was not bound, said once rather than at every resync. */
+  private readonly said = new Map<string, string>();
+
+  constructor(private readonly config: AppConfig) {
+    this.vault = CertificateVault.fromDataDir(config.DATA_DIR);
+    this.threads = config.EDGE_WORKERS || Math.max(1, Math.min(cpus().length, 8));
+    const dir = join(config.DATA_DIR, 'edge');
+    this.router = new HostRouter({ dir, threads: this.threads, log });
+    this.gateway = new GatewayRouter({ dir: join(dir, 'gateway'), host: config.GATEWAY_HOST, range: config.gatewayPorts, threads: this.threads, log });
+  }
+
+  async start(): Promise<void> {
+    await this.connect();
+    setInterval(() => this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => this.stop());
+    log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
+  }
+
+  private async connect(): Promise<void> {
+    if (this.connecting || this.stopping) return;
+    this.connecting = true;
+    try {
+      const db = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'stratus-edge' });
+      db.on('error', (err) => this.lost(db, err));
+      db.on('end', () => this.lost(db, new Error('connection ended')));
+      await db.connect();
+      await db.query(`LISTEN ${EDGE_CHANNEL}`);
+      db.on('notification', () => this.reload());
+      this.db = db;
+      log('info', 'edge connected to PostgreSQL');
+      await this.reload();
+    } catch (err) {
+      log('warn', 'PostgreSQL unreachable; serving the last known state', { err: String(err) });
+      setTimeout(() => this.connect(), 1_000).unref();
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  private lost(db: Client, err: Error): void {
+    if (this.db !== db) return;
+    this.db = null;
+    db.end().catch(() => undefined);
+    if (this.stopping) return;
+    log('warn', 'lost PostgreSQL; serving the last known state', { err: String(err) });
+    setTimeout(() => this.connect(), 1_000).unref();
+  }
+
+  /** Coalesces: one reload at a time, and one more if anything changed meanwhile. */
+  private reload(): Promise<void> {
+    if (this.reloading) {
+      this.dirty = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      do {
+        this.dirty = false;
+        try {
+          await this.loadAndApply();
+        } catch (err) {
+          log('warn', 'edge resync failed', { err: String(err) });
+        }
+      } while (this.dirty && this.db);
+    })().finally(() => (this.reloading = null));
+    return this.reloading;
+  }
+
+  private async loadAndApply(): Promise<void> {
+    const db = this.db;
+    if (!db) return;
+    const [routes, hosts] = await Promise.all([
+      db.query(
+        `SELECT r.id, r.port, r.target_ip, r.target_port, r.certificate_id, c.cert_pem, c.key_encrypted
+         FROM gateway_routes r LEFT JOIN certificates c ON c.id = r.certificate_id ORDER BY r.port`,
+      ),
+      db.query(
+        `SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`,
+      ),
+    ]);
+    const routeSpecs: RouteSpec[] = [];
+    for (const r of routes.rows) {
+      let tls: RouteSpec['tls'] = null;
+      if (r.certificate_id !== null) {
+        if (!r.cert_pem) continue; // certificate deleted: the route cannot serve
+        try {
+          tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted), certificateId: r.certificate_id };
+        } catch (err) {
+          log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
+          continue;
+        }
+      }
+      routeSpecs.push({ id: r.id, port: r.port, targetIp: r.target_ip, targetPort: r.target_port, tls });
+    }
+    const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
+    const [results] = await Promise.all([
+      this.gateway.apply(routeSpecs),
+      this.router.setHosts(hostSpecs).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) })),
+    ]);
+    const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
+    this.sayOnce('http', http, 'the HTTP listener for proxy hosts is not bound');
+    this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
+    await this.record(results);
+  }
+
+  /** Logs why a listener is not bound when the reason is new. */
+  private sayOnce(what: string, status: string | null, msg: string): void {
+    if (status !== null && status !== 'ok' && status !== this.said.get(what)) log('error', msg, { error: status });
+    this.said.set(what, status ?? 'ok');
+  }
+
+  /** Writes what is bound: routes that serve get bound_at, the others their error. */
+  private async record(results: Record<number, string>): Promise<void> {
+    const db = this.db;
+    if (!db) return;
+    const bound = Object.keys(results).map(Number).filter((port) => results[port] === 'ok');
+    await db.query(
+      `UPDATE gateway_routes SET bound_at = COALESCE(bound_at, now()), bind_error = NULL
+       WHERE port = ANY($1::int[]) AND (bound_at IS NULL OR bind_error IS NOT NULL)`,
+      [bound],
+    );
+    for (const [port, error] of Object.entries(results)) {
+      if (error === 'ok') continue;
+      const changed = await db.query(
+        `UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE port = $1 AND bind_error IS DISTINCT FROM $2`,
+        [Number(port), error],
+      );
+      if (changed.rowCount) log('warn', 'gateway listener not bound', { port: Number(port), error });
+    }
+    await this.heartbeat();
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.db?.query(
+      `INSERT INTO edge_nodes (name, pid, workers, http_bound, gateway_bound, ports_taken, started_at, heartbeat_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+       ON CONFLICT (name) DO UPDATE SET pid = $2, workers = $3, http_bound = $4, gateway_bound = $5, ports_taken = $6, heartbeat_at = now()`,
+      [this.name, process.pid, this.threads, this.router.status === 'ok', this.gateway.status === 'ok', this.gateway.portsTaken, this.startedAt],
+    );
+  }
+
+  private stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    log('info', 'edge stopping');
+    const db = this.db;
+    this.db = null;
+    const done = () => process.exit(0);
+    (db ? db.query('DELETE FROM edge_nodes WHERE name = $1', [this.name]).catch(() => undefined).then(() => db.end()) : Promise.resolve())
+      .catch(() => undefined)
+      .finally(async () => {
+        await Promise.all([this.router.close(), this.gateway.close()]).catch(() => undefined);
+        setTimeout(done, 200).unref();
+      });
+    setTimeout(done, 5_000).unref();
+  }
+}

@@ -1,0 +1,308 @@
+import { canBind } from '@stratus/core';
+import { keepAliveArmed, waitFor } from '@stratus/testing';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { RouteSpec } from './edge.types';
+import { GatewayRouter, PORT_BUSY, PORT_TAKEN } from './gateway-router';
+
+/** The gateway (a real HAProxy holding a small port range) end to end on loopback: a client, the route, and a target on raw sockets. */
+
+async function listen(server: Server): Promise<number> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+/** `count` consecutive ports nothing has bound. */
+async function freeRange(count: number): Promise<{ from: number; to: number }> {
+  for (;;) {
+    const from = 40_000 + Math.floor(Math.random() * 15_000);
+    const ports = Array.from({ length: count }, (_, i) => from + i);
+    if ((await Promise.all(ports.map((p) => canBind('127.0.0.1', p)))).every(Boolean)) return { from, to: from + count - 1 };
+  }
+}
+
+/** Sends `payload`, half-closes, and collects everything until the route closes the connection. */
+async function exchange(port: number, payload: Buffer): Promise<Buffer> {
+  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  const parts: Buffer[] = [];
+  socket.on('data', (d) => parts.push(d));
+  socket.end(payload);
+  await once(socket, 'end');
+  socket.destroy();
+  return Buffer.concat(parts);
+}
+
+/** 'refused', 'closed' (accepted, then closed with nothing said) or what the port answered to a line. */
+function knock(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    let text = '';
+    s.setTimeout(3_000, () => s.destroy());
+    s.on('connect', () => s.write('knock\n'));
+    s.on('data', (d) => {
+      text += d;
+      if (text.includes('\n')) s.destroy();
+    });
+    s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : 'closed'));
+    s.on('close', () => resolve(text || 'closed'));
+  });
+}
+
+function selfSigned(cn: string): { certPem: string; keyPem: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'stratus-gw-cert-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'pipe' });
+    return { certPem: readFileSync(join(dir, 'c'), 'utf8'), keyPem: readFileSync(join(dir, 'k'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The subject CN the TLS port presents, and the answer to a line sent over it. */
+function tlsKnock(port: number): Promise<{ cn: string; reply: string }> {
+  return new Promise((resolve, reject) => {
+    const s = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false });
+    let reply = '';
+    s.setTimeout(3_000, () => s.destroy(new Error('timeout')));
+    s.on('secureConnect', () => s.write('knock\n'));
+    s.on('data', (d) => {
+      reply += d;
+      if (reply.includes('\n')) {
+        resolve({ cn: String(s.getPeerCertificate().subject?.CN), reply });
+        s.destroy();
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('GatewayRouter', () => {
+  let dir: string;
+  let range: { from: number; to: number };
+  let router: GatewayRouter;
+  let target: Server;
+  let targetPort: number;
+  /** Answers a line with `<name>: <line>`. */
+  let named: Server[] = [];
+  /** The target's side of each connection, by the edge's port on it. */
+  const targetSockets = new Map<number, Socket>();
+
+  const route = (port: number, targetPort_: number, tls: RouteSpec['tls'] = null): RouteSpec => ({ id: randomUUID(), port, targetIp: '127.0.0.1', targetPort: targetPort_, tls });
+
+  /** A target that answers every line with its name. */
+  async function namedTarget(name: string): Promise<number> {
+    const server = createServer((s) => s.on('data', (d) => s.write(`${name}: ${d}`)));
+    named.push(server);
+    return listen(server);
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stratus-gateway-'));
+    // Answers only once the client has finished sending (its FIN): the hash
+    // and length of all it received, then the same bytes reversed, then FIN.
+    target = createServer({ allowHalfOpen: true }, (s: Socket) => {
+      targetSockets.set(s.remotePort!, s);
+      const parts: Buffer[] = [];
+      s.on('data', (d) => parts.push(d));
+      s.on('end', () => {
+        const got = Buffer.concat(parts);
+        // Late on purpose: the client's FIN must not have ended the exchange.
+        setTimeout(() => s.end(Buffer.concat([Buffer.from(`${sha256(got)} ${got.length}\n`), Buffer.from(got).reverse()])), 50);
+      });
+    });
+    targetPort = await listen(target);
+    range = await freeRange(8);
+    router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2 });
+  });
+
+  afterAll(async () => {
+    await router?.close();
+    target.close();
+    for (const s of named) s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the whole range from the start, refusing connections on every port without a route', async () => {
+    expect(await router.apply([])).toEqual({});
+    expect(router.status).toBe('ok');
+    expect(router.portsTaken).toEqual([]);
+    for (let port = range.from; port <= range.to; port++) {
+      expect(await knock(port)).toBe('refused');
+    }
+  });
+
+  it('a process that binds a paused port keeps it; the route on it serves once that process has let go', async () => {
+    // A paused listener is not listening: a bind with SO_REUSEADDR (Node's, and most servers') succeeds.
+    const port = range.from + 6;
+    const squatter = createServer((s) => s.end('squatter\n'));
+    await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', r));
+    const echo = await namedTarget('after-squatter');
+    const wanted = route(port, echo);
+    try {
+      expect(await router.apply([wanted])).toEqual({ [port]: PORT_BUSY });
+      expect(await knock(port)).toBe('squatter\n');
+    } finally {
+      squatter.close(); // the port is free at once; 'close' would wait for its connections
+    }
+    expect(await router.apply([wanted])).toEqual({ [port]: 'ok' });
+    expect(await knock(port)).toBe('after-squatter: knock\n');
+    expect(await router.apply([])).toEqual({});
+  });
+
+  it('carries the answer that follows the client half-closing its side', async () => {
+    const port = range.from;
+    expect(await router.apply([route(port, targetPort)])).toEqual({ [port]: 'ok' });
+    const reply = await exchange(port, Buffer.from('hello'));
+    expect(reply.toString()).toBe(`${sha256(Buffer.from('hello'))} 5\nolleh`);
+  });
+
+  it('carries several megabytes each way intact', async () => {
+    const payload = randomBytes(6 * 1024 * 1024);
+    const reply = await exchange(range.from, payload);
+    const newline = reply.indexOf(10);
+    expect(reply.subarray(0, newline).toString()).toBe(`${sha256(payload)} ${payload.length}`);
+    expect(sha256(reply.subarray(newline + 1))).toBe(sha256(Buffer.from(payload).reverse()));
+  });
+
+  it('stops reading from the client while the target does not read, and loses nothing', async () => {
+    let held: Socket | undefined;
+    const slow = createServer({ allowHalfOpen: true }, (s: Socket) => {
+      held = s;
+      s.pause();
+      const parts: Buffer[] = [];
+      s.on('data', (d) => parts.push(d));
+      s.on('end', () => s.end(`${sha256(Buffer.concat(parts))} ${Buffer.concat(parts).length}\n`));
+    });
+    const port = range.from + 1;
+    const slowPort = await listen(slow);
+    const current = route(port, slowPort);
+    expect(await router.apply([route(range.from, targetPort), current])).toMatchObject({ [port]: 'ok' });
+    try {
+      const payload = randomBytes(48 * 1024 * 1024);
+      const client = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+      const parts: Buffer[] = [];
+      client.on('data', (d) => parts.push(d));
+      client.end(payload);
+      await new Promise((r) => setTimeout(r, 500));
+      // The gateway held back: what the target has not taken is still waiting at the client.
+      expect(held).toBeDefined();
+      expect(client.writableLength).toBeGreaterThan(0);
+      held!.resume();
+      await once(client, 'end');
+      client.destroy();
+      expect(Buffer.concat(parts).toString()).toBe(`${sha256(payload)} ${payload.length}\n`);
+    } finally {
+      slow.close();
+    }
+  });
+
+  it('keeps TCP keep-alive armed on both of its sockets, so a vanished peer is found', async () => {
+    const client = connect({ host: '127.0.0.1', port: range.from });
+    await once(client, 'connect');
+    client.write('x'); // the route is up once the target sees a byte
+    let edgePort: number | undefined;
+    await waitFor('the target to see the byte', () => {
+      edgePort = [...targetSockets.entries()].find(([, s]) => s.bytesRead > 0 && !s.readableEnded)?.[0];
+      return edgePort !== undefined;
+    }, { timeoutMs: 3_000, intervalMs: 10 });
+    try {
+      expect(keepAliveArmed(range.from, client.localPort!)).toBe(true); // the gateway's socket to the client
+      expect(keepAliveArmed(edgePort!, targetPort)).toBe(true); // the gateway's socket to the target
+      expect(keepAliveArmed(client.localPort!, range.from)).toBe(false); // the test's own client: the check can tell
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('closes the client connection when the target refuses', async () => {
+    const gone = createServer();
+    const port = await listen(gone);
+    gone.close();
+    expect(await router.apply([route(range.from + 2, port)])).toEqual({ [range.from + 2]: 'ok' });
+    expect(await knock(range.from + 2)).toBe('closed');
+  });
+
+  it('terminates TLS with each port its own certificate, and switches a port between plain and TLS', async () => {
+    const [a, b] = [selfSigned('a.gateway.test'), selfSigned('b.gateway.test')];
+    const echo = await namedTarget('tls-target');
+    const routes = [route(range.from + 3, echo, { ...a, certificateId: 1 }), route(range.from + 4, echo, { ...b, certificateId: 2 })];
+    expect(await router.apply(routes)).toEqual({ [range.from + 3]: 'ok', [range.from + 4]: 'ok' });
+    expect(await tlsKnock(range.from + 3)).toEqual({ cn: 'a.gateway.test', reply: 'tls-target: knock\n' });
+    expect(await tlsKnock(range.from + 4)).toEqual({ cn: 'b.gateway.test', reply: 'tls-target: knock\n' });
+    // Plain on a TLS port is not answered in the clear.
+    expect(await knock(range.from + 3)).not.toContain('tls-target');
+
+    // The same port as a plain route, then TLS again.
+    expect(await router.apply([route(range.from + 3, echo)])).toEqual({ [range.from + 3]: 'ok' });
+    expect(await knock(range.from + 3)).toBe('tls-target: knock\n');
+    expect(await knock(range.from + 4)).toBe('refused');
+    expect(await router.apply([route(range.from + 3, echo, { ...b, certificateId: 2 })])).toEqual({ [range.from + 3]: 'ok' });
+    expect(await tlsKnock(range.from + 3)).toEqual({ cn: 'b.gateway.test', reply: 'tls-target: knock\n' });
+  });
+
+  it('a route gone refuses new connections and cuts its open ones; a new route on the port sends new ones to its own target', async () => {
+    const [one, two] = [await namedTarget('one'), await namedTarget('two')];
+    const port = range.from + 5;
+    const first = route(port, one);
+    const other = route(range.from, targetPort);
+    expect(await router.apply([first, other])).toMatchObject({ [port]: 'ok' });
+    const open = connect({ host: '127.0.0.1', port });
+    open.write('hi\n');
+    const [said] = await once(open, 'data');
+    expect(String(said)).toBe('one: hi\n');
+    const otherOpen = connect({ host: '127.0.0.1', port: range.from, allowHalfOpen: true });
+    await once(otherOpen, 'connect');
+
+    expect(await router.apply([other])).toEqual({ [range.from]: 'ok' });
+    await waitFor('the open connection to be cut', () => open.closed || open.readableEnded, { timeoutMs: 3_000, intervalMs: 10 });
+    expect(await knock(port)).toBe('refused');
+    // Another route's connection was not touched.
+    expect(otherOpen.closed || otherOpen.readableEnded).toBe(false);
+    otherOpen.destroy();
+
+    expect(await router.apply([other, route(port, two)])).toMatchObject({ [port]: 'ok' });
+    expect(await knock(port)).toBe('two: knock\n');
+  });
+
+  it('leaves out a port something else held when it started, and says so for a route on it', async () => {
+    const taken = range.to;
+    await router.close();
+    const squatter = createServer();
+    await new Promise<void>((r) => squatter.listen(taken, '127.0.0.1', r));
+    const other = new GatewayRouter({ dir: mkdtempSync(join(tmpdir(), 'stratus-gateway-')), host: '127.0.0.1', range: await freeRange(3), threads: 1 });
+    try {
+      // Started again on the same range: the squatter's port is left out, the others held again.
+      router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2 });
+      const echo = await namedTarget('after-restart');
+      expect(await router.apply([route(taken, echo), route(range.from, echo)])).toEqual({ [taken]: PORT_TAKEN, [range.from]: 'ok' });
+      expect(router.portsTaken).toEqual([taken]);
+      expect(await knock(range.from)).toBe('after-restart: knock\n');
+      // The port is still the squatter's.
+      expect(await knock(taken)).toBe('closed');
+      // Two routers hold two ranges side by side.
+      expect(await other.apply([])).toEqual({});
+      expect(other.status).toBe('ok');
+    } finally {
+      squatter.close();
+      await other.close();
+    }
+  });
+
+  it('HAProxy killed under it: started again with the same routes', async () => {
+    const echo = await namedTarget('revived');
+    expect(await router.apply([route(range.from, echo)])).toEqual({ [range.from]: 'ok' });
+    const pid = Number(readFileSync(join(dir, 'gateway.pid'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the route to serve again', async () => (await knock(range.from)) === 'revived: knock\n', { timeoutMs: 20_000, intervalMs: 100 });
+    expect(Number(readFileSync(join(dir, 'gateway.pid'), 'utf8'))).not.toBe(pid);
+  });
+});

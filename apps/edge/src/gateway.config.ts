@@ -1,0 +1,72 @@
+/** The gateway HAProxy's names for a port's parts, used in its configuration and in runtime commands alike. */
+export const gatewayNames = (port: number) => ({
+  plain: `p${port}`,
+  tls: `t${port}`,
+  backend: `r${port}`,
+  server: `r${port}/target`,
+});
+
+export interface GatewaySettings {
+  /** The gateway host's address the listeners bind to. */
+  host: string;
+  /** The ports HAProxy holds: every port of the range nothing else had bound. */
+  ports: number[];
+  threads: number;
+  socket: string;
+  /** Each port's certificate file (a placeholder until a TLS route's certificate replaces it over the runtime API). */
+  certFile: (port: number) => string;
+  runAs?: { uid: number; gid: number } | null;
+}
+
+/**
+ * The gateway's TCP routes as HAProxy configuration. Every port of the
+ * range gets, once and for all, a plain frontend, a TLS frontend on the
+ * same address (both bound with SO_REUSEPORT, HAProxy's default) and a
+ * backend with one server. Routes come and go through the runtime API only
+ * (gateway-router.ts): a port without a route has both frontends paused,
+ * which refuses connections while HAProxy keeps the port; a route sets the
+ * server's address and resumes one frontend. No reload ever cuts a route.
+ *
+ * The server starts in maintenance, at an address nobody listens on: a
+ * connection accepted before the router pauses the unused ports (the first
+ * moments after a start) is closed, never sent anywhere.
+ */
+export function renderGatewayConfig({ host, ports, threads, socket, certFile, runAs }: GatewaySettings): string {
+  const sections = ports.map((port) => {
+    const n = gatewayNames(port);
+    return `frontend ${n.plain}
+  bind ${host}:${port}
+  default_backend ${n.backend}
+frontend ${n.tls}
+  bind ${host}:${port} ssl crt ${certFile(port)}
+  default_backend ${n.backend}
+backend ${n.backend}
+  server target 127.0.0.1:1 disabled
+`;
+  });
+  return `# Written by the Stratus edge at each start; do not edit.
+global
+  nbthread ${threads}
+  stats socket ${socket} mode 600 level admin
+${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}
+defaults
+  mode tcp
+  timeout connect 5s
+  # No idle timeout (24 days is HAProxy's longest): an idle database connection through a
+  # route stays open. A peer that vanished without a FIN is found by TCP keep-alive instead,
+  # after 60 s of silence and 10 unanswered probes a second apart, on both sides.
+  timeout client 24d
+  timeout server 24d
+  option clitcpka
+  clitcpka-idle 60s
+  clitcpka-intvl 1s
+  clitcpka-cnt 10
+  option srvtcpka
+  srvtcpka-idle 60s
+  srvtcpka-intvl 1s
+  srvtcpka-cnt 10
+  # One attempt, as a client connecting directly would make: a refused target closes the client's connection.
+  retries 0
+
+${sections.join('')}`;
+}
