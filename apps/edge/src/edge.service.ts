@@ -125,14 +125,16 @@ export class EdgeService {
       routeSpecs.push({ id: r.id, port: r.port, targetIp: r.target_ip, targetPort: r.target_port, tls });
     }
     const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
-    const [results] = await Promise.all([
-      this.gateway.apply(routeSpecs),
-      this.router.setHosts(hostSpecs).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) })),
-    ]);
-    const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
-    this.sayOnce('http', http, 'the HTTP listener for proxy hosts is not bound');
+    // Side by side: the gateway's first start (the whole range) does not hold up the HTTP listener.
+    const [results] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs)]);
     this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
     await this.record(results);
+  }
+
+  private async applyHosts(hosts: HostSpec[]): Promise<void> {
+    await this.router.setHosts(hosts).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
+    const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
+    this.sayOnce('http', http, 'the HTTP listener for proxy hosts is not bound');
   }
 
   /** Logs why a listener is not bound when the reason is new. */

@@ -65,6 +65,8 @@ export class GatewayRouter {
       dir: opts.dir,
       name: 'gateway',
       log: opts.log,
+      // What setting routes up and down makes HAProxy say, a line per port.
+      routine: /\[WARNING\].*(Paused frontend|Resumed frontend|leaving forced maintenance|going DOWN for maintenance|has no server available)/,
       onCrash: () =>
         setTimeout(() => {
           if (!this.closed) this.apply(this.routes).catch(() => undefined);
@@ -124,7 +126,9 @@ export class GatewayRouter {
   /** Starts HAProxy on every free port of the range, with every port paused. */
   private async start(): Promise<string> {
     this.applied.clear();
+    // Probed below: ours, or one a crashed edge left, must not count as something else's.
     await this.haproxy.stop();
+    await this.haproxy.stopStale();
     const { from, to } = this.opts.range;
     const ports = Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const free = await freeOf(this.opts.host, ports);

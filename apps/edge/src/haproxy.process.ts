@@ -14,6 +14,8 @@ export interface HaproxyProcessOptions {
   dir: string;
   name: string;
   log?: EdgeLog;
+  /** HAProxy's warnings about what the owner itself asked for (a paused frontend...): not logged. */
+  routine?: RegExp;
   /** A serving HAProxy exited on its own: the owner decides when to start it again. */
   onCrash?: () => void;
 }
@@ -62,6 +64,7 @@ export class HaproxyProcess {
   /** (Re)starts HAProxy on `configText`; resolves with 'ok' or why it is not serving (HAProxy's own alert when it has one). */
   async start(configText: string): Promise<string> {
     await this.stop();
+    await this.stopStale();
     const bin = BINARIES.find((b) => existsSync(b));
     if (!bin) return (this.state = 'haproxy is not installed (scripts/ensure-system-packages.sh installs it)');
     writeFileSync(this.config, configText, { mode: 0o600 });
@@ -72,7 +75,9 @@ export class HaproxyProcess {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {
       output = (output + d).slice(-4_000);
-      for (const line of d.split('\n')) if (/\[(ALERT|WARNING)\]/.test(line)) this.opts.log?.('warn', 'haproxy', { haproxy: this.opts.name, line: line.trim() });
+      for (const line of d.split('\n')) {
+        if (/\[(ALERT|WARNING)\]/.test(line) && !this.opts.routine?.test(line)) this.opts.log?.('warn', 'haproxy', { haproxy: this.opts.name, line: line.trim() });
+      }
     });
     let exited: string | null = null;
     child.on('error', (err) => (exited = err.message));
@@ -97,17 +102,11 @@ export class HaproxyProcess {
       if (await this.command('show info', 1_000).then((a) => a.includes('Pid:'), () => false)) return (this.state = 'ok');
       await sleep(20);
     }
-    await this.stopChild();
+    await this.stop();
     return (this.state = `haproxy did not start within ${START_TIMEOUT_MS} ms: ${output.trim().split('\n').pop() ?? ''}`);
   }
 
-  /** Stops our HAProxy, and one a crashed edge left behind. */
   async stop(): Promise<void> {
-    await this.stopChild();
-    await this.stopStale();
-  }
-
-  private async stopChild(): Promise<void> {
     const child = this.child;
     this.child = null;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -121,8 +120,12 @@ export class HaproxyProcess {
     rmSync(this.pidFile, { force: true });
   }
 
-  /** An HAProxy of an edge that died without stopping it holds our ports: ours by its config path, so stop it. */
-  private async stopStale(): Promise<void> {
+  /**
+   * An HAProxy of an edge that died without stopping it holds our ports:
+   * ours by its config path, so stop it. (Done by start; only before one,
+   * never on the way out, when the pid file may name a newer edge's.)
+   */
+  async stopStale(): Promise<void> {
     let pid: number;
     try {
       pid = Number(readFileSync(this.pidFile, 'utf8').trim());

@@ -66,8 +66,8 @@ export class TestStack {
         timeoutMs: 30_000,
       });
     } else if (service === 'edge') {
-      // Up when it has reported itself to PostgreSQL (its listeners are bound by then or soon after).
-      const connected = saw(child, 'edge connected');
+      // Up once it has applied what PostgreSQL holds: both HAProxy processes serve by then.
+      const connected = saw(child, 'edge started');
       await waitFor('the edge to start', () => child.exitCode === null && connected(), {
         timeoutMs: 15_000,
       });
