@@ -17,7 +17,7 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
-import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, establishedByProcess, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
+import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,9 +41,9 @@ const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> &
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 5);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
-// Worker processes/threads of every proxy under test: the edge's cluster
-// workers, HAProxy's nbthread and nginx's worker_processes are all set to
-// this, so the comparison is like for like.
+// Threads/worker processes of every proxy under test: the edge's HAProxy
+// threads (EDGE_WORKERS), the baseline HAProxy's nbthread and nginx's
+// worker_processes are all set to this, so the comparison is like for like.
 const SLICES = Number(process.env.BENCH_SLICES || 4);
 const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
@@ -59,8 +59,6 @@ interface Measured {
   non_2xx: number;
   /** rps of each slice, in order: slice i of every path of a group ran side by side in time. */
   slice_rps: number[];
-  /** For the edge: its workers' share of the connections in each slice (sorted, taken mid-slice). */
-  slice_split?: number[][];
   /** CPU time the proxy's processes used per request (user and system; not for direct). */
   cpu_us_per_request?: number;
 }
@@ -76,8 +74,6 @@ interface Path {
   name: string;
   url: string;
   host?: string;
-  /** Counts, mid-slice, what each of the proxy's processes holds. */
-  split?: () => number[];
   /** The proxy's processes, whose CPU time is counted. */
   pids?: number[];
 }
@@ -98,18 +94,15 @@ function cpuUs(pids: number[]): number {
 async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Record<string, Measured>> {
   const keys = Object.keys(paths);
   for (const k of keys) await load(paths[k].url, mode, paths[k].host, WARMUP_S);
-  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number; slices: number[]; splits: number[][]; cpuUs: number }> = {};
-  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0, slices: [], splits: [], cpuUs: 0 };
+  const acc: Record<string, { requests: number; seconds: number; p99: number; errors: number; non_2xx: number; slices: number[]; cpuUs: number }> = {};
+  for (const k of keys) acc[k] = { requests: 0, seconds: 0, p99: 0, errors: 0, non_2xx: 0, slices: [], cpuUs: 0 };
   const slice = DURATION_S / SLICES;
   for (let i = 0; i < SLICES; i++) {
     for (const k of i % 2 ? [...keys].reverse() : keys) {
       const a = acc[k];
-      const split = paths[k].split;
-      const probe = split && setTimeout(() => a.splits.push(split().sort((x, y) => y - x)), (slice * 1000) / 2);
       const cpuBefore = cpuUs(paths[k].pids ?? []);
       const r = await load(paths[k].url, mode, paths[k].host, slice);
       a.cpuUs += cpuUs(paths[k].pids ?? []) - cpuBefore;
-      clearTimeout(probe);
       a.requests += r.requests.total;
       a.seconds += slice;
       a.slices.push(round(r.requests.total / slice, 0));
@@ -122,7 +115,6 @@ async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Re
   for (const k of keys) {
     const a = acc[k];
     const m: Measured = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx, slice_rps: a.slices };
-    if (a.splits.length) m.slice_split = a.splits;
     if (paths[k].pids) m.cpu_us_per_request = round(a.cpuUs / a.requests, 1);
     log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.cpu_us_per_request ? `, ${m.cpu_us_per_request} µs CPU/request` : ''}${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
     out[k] = m;
@@ -168,10 +160,8 @@ async function main(): Promise<void> {
     if (route.status !== 200) throw new Error(`route: ${route.status} ${route.text}`);
     const edgeHttp = Number(stack.env.EDGE_HTTP_PORT);
     const edgePid = stack.process('edge')!.pid!;
-    const edgeWorkers = childPids(edgePid, 'node');
-    // Its workers and the HAProxy it runs for proxy hosts.
+    // Its Node process and the two HAProxy processes it runs (gateway routes, proxy hosts).
     const edgeTree = [edgePid, ...childPids(edgePid)];
-    const routeSplit = () => [...establishedByProcess(routePort, edgeWorkers).values()];
     // The edge serves alone from here on (and proves it can).
     await stack.stopService('api');
     await stack.stopService('worker');
@@ -231,7 +221,7 @@ http {
       result.tcp[mode] = await measureGroup(
         {
           direct: { name: 'tcp direct', url: `http://${ip}:3000/` },
-          edge: { name: 'tcp edge route', url: `http://127.0.0.1:${routePort}/`, split: mode === 'keepalive' ? routeSplit : undefined, pids: edgeTree },
+          edge: { name: 'tcp edge route', url: `http://127.0.0.1:${routePort}/`, pids: edgeTree },
           haproxy: { name: 'tcp haproxy', url: `http://127.0.0.1:${haTcp}/`, pids: [haproxyPid] },
         },
         mode,
@@ -283,7 +273,7 @@ http {
       connections: CONNECTIONS,
       duration_s: DURATION_S,
       slices: SLICES,
-      edge_workers: Number(stack.env.EDGE_WORKERS),
+      edge_haproxy_threads: Number(stack.env.EDGE_WORKERS),
       haproxy_threads: PROXY_WORKERS,
       nginx_workers: PROXY_WORKERS,
       results: result,

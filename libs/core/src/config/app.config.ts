@@ -153,11 +153,11 @@ export class AppConfig {
 
   // --- Platform surface: volumes, gateway, DNS, edge ----------------------
 
-  /** Address the edge binds gateway route listeners on. */
+  /** Address the edge's gateway HAProxy binds the route ports on. */
   @IsString()
   GATEWAY_HOST = '127.0.0.1';
 
-  /** Ports gateway routes may listen on, `from-to` inclusive. */
+  /** Ports gateway routes may listen on, `from-to` inclusive; the edge holds every one of them (at most GATEWAY_PORTS_MAX). */
   @Matches(/^\d{1,5}-\d{1,5}$/)
   GATEWAY_PORT_RANGE = '20000-20999';
 
@@ -182,7 +182,7 @@ export class AppConfig {
   @Max(65535)
   EDGE_HTTP_PORT = 8081;
 
-  /** Edge processes accepting connections (Node cluster); 0 means one per CPU. */
+  /** Threads of each of the edge's HAProxy processes (gateway routes, proxy hosts); 0 means one per CPU. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
@@ -238,6 +238,13 @@ export class AppConfig {
   }
 }
 
+/**
+ * The edge's HAProxy holds every port of the gateway range from its start,
+ * about 80 MB and 2 s per 1000 ports (docs/decisions.md, Edge): a bound on
+ * what a typo in the range can cost.
+ */
+export const GATEWAY_PORTS_MAX = 10_000;
+
 /** Reads and validates the environment; throws one message naming every bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
@@ -253,8 +260,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const ports = config.gatewayPorts;
-  if (!(ports.from >= 1 && ports.from <= ports.to && ports.to <= 65535)) {
-    throw new Error(`Invalid configuration:\n  GATEWAY_PORT_RANGE=${JSON.stringify(config.GATEWAY_PORT_RANGE)}: must be from-to within 1-65535`);
+  if (!(ports.from >= 1 && ports.from <= ports.to && ports.to <= 65535 && ports.to - ports.from < GATEWAY_PORTS_MAX)) {
+    throw new Error(
+      `Invalid configuration:\n  GATEWAY_PORT_RANGE=${JSON.stringify(config.GATEWAY_PORT_RANGE)}: must be from-to within 1-65535, at most ${GATEWAY_PORTS_MAX} ports`,
+    );
   }
   config.DATA_DIR = resolve(config.DATA_DIR);
   return config;
