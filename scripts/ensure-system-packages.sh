@@ -9,12 +9,13 @@
 #   postgresql-15            PostgreSQL 15 with postgis and pgaudit
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
-#   haproxy                  the edge's HTTP data plane for proxy hosts
+#   haproxy                  the edge's data plane: gateway routes and proxy hosts
+#   openssl                  the gateway's placeholder certificate for ports without a TLS route
 #
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
 
-PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy"
+PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy openssl"
 
 [ "${STRATUS_SKIP_SYSTEM_PACKAGES:-}" = "1" ] && exit 0
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }

@@ -143,7 +143,8 @@ describe('GatewayRouter', () => {
   it('a process that binds a paused port keeps it; the route on it serves once that process has let go', async () => {
     // A paused listener is not listening: a bind with SO_REUSEADDR (Node's, and most servers') succeeds.
     const port = range.from + 6;
-    const squatter = createServer((s) => s.end('squatter\n'));
+    const accepted: Socket[] = [];
+    const squatter = createServer((s) => accepted.push(s.end('squatter\n')));
     await new Promise<void>((r) => squatter.listen(port, '127.0.0.1', r));
     const echo = await namedTarget('after-squatter');
     const wanted = route(port, echo);
@@ -151,7 +152,8 @@ describe('GatewayRouter', () => {
       expect(await router.apply([wanted])).toEqual({ [port]: PORT_BUSY });
       expect(await knock(port)).toBe('squatter\n');
     } finally {
-      squatter.close(); // the port is free at once; 'close' would wait for its connections
+      squatter.close(); // the port is free at once
+      for (const s of accepted) s.destroy();
     }
     expect(await router.apply([wanted])).toEqual({ [port]: 'ok' });
     expect(await knock(port)).toBe('after-squatter: knock\n');
@@ -283,7 +285,11 @@ describe('GatewayRouter', () => {
       // Started again on the same range: the squatter's port is left out, the others held again.
       router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2 });
       const echo = await namedTarget('after-restart');
-      expect(await router.apply([route(taken, echo), route(range.from, echo)])).toEqual({ [taken]: PORT_TAKEN, [range.from]: 'ok' });
+      expect(await router.apply([route(taken, echo), route(range.from, echo), route(range.to + 1, echo)])).toEqual({
+        [taken]: PORT_TAKEN,
+        [range.from]: 'ok',
+        [range.to + 1]: `the port is outside the edge's GATEWAY_PORT_RANGE (${range.from}-${range.to})`,
+      });
       expect(router.portsTaken).toEqual([taken]);
       expect(await knock(range.from)).toBe('after-restart: knock\n');
       // The port is still the squatter's.

@@ -104,7 +104,8 @@ export class GatewayRouter {
       }
       const results: Record<number, string> = {};
       for (const route of routes) {
-        if (!this.held.has(route.port)) results[route.port] = PORT_TAKEN;
+        if (route.port < this.opts.range.from || route.port > this.opts.range.to) results[route.port] = `the port is outside the edge's GATEWAY_PORT_RANGE (${this.opts.range.from}-${this.opts.range.to})`;
+        else if (!this.held.has(route.port)) results[route.port] = PORT_TAKEN;
         else if (this.applied.has(route.port)) results[route.port] = 'ok';
         else results[route.port] = await this.setUp(route);
       }
