@@ -240,7 +240,7 @@ export class AppConfig {
 
 /**
  * The edge's HAProxy holds every port of the gateway range from its start,
- * about 80 MB and 2 s per 1000 ports (docs/decisions.md, Edge): a bound on
+ * about 100 MB and 1–2 s per 1000 ports (docs/decisions.md, Edge): a bound on
  * what a typo in the range can cost.
  */
 export const GATEWAY_PORTS_MAX = 10_000;
