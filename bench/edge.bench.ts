@@ -39,12 +39,12 @@ interface AutocannonResult {
 const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> & { stop(): void } = require('autocannon');
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
-const DURATION_S = Number(process.env.BENCH_DURATION_S || 5);
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
 // Threads/worker processes of every proxy under test: the edge's HAProxy
 // threads (EDGE_WORKERS), the baseline HAProxy's nbthread and nginx's
 // worker_processes are all set to this, so the comparison is like for like.
-const SLICES = Number(process.env.BENCH_SLICES || 4);
+const SLICES = Number(process.env.BENCH_SLICES || 10);
 const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
 
