@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { canBind } from '@stratus/core';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -55,8 +56,8 @@ export class GatewayRouter {
   /** The last routes asked for: what a restart after a crash serves again. */
   private routes: RouteSpec[] = [];
   private closed = false;
-  /** apply and close run one at a time, in call order. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** apply and close run one at a time, in call order (a failed one does not stop the next). */
+  private readonly serially = pLimit(1);
 
   constructor(private readonly opts: GatewayRouterOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
@@ -116,12 +117,6 @@ export class GatewayRouter {
   close(): Promise<void> {
     this.closed = true;
     return this.serially(() => this.haproxy.stop());
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /** Starts HAProxy on every free port of the range, with every port paused. */

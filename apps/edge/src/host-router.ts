@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HostSpec } from './edge.types';
@@ -29,8 +30,8 @@ export class HostRouter {
   private where: { host: string; port: number } | null = null;
   private lines: string[] = [];
   private closed = false;
-  /** listen and setHosts run one at a time, in call order. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** listen and setHosts run one at a time, in call order (a failed one does not stop the next). */
+  private readonly serially = pLimit(1);
 
   constructor(private readonly opts: HostRouterOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
@@ -76,12 +77,6 @@ export class HostRouter {
   close(): Promise<void> {
     this.closed = true;
     return this.serially(() => this.haproxy.stop());
-  }
-
-  private serially<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   private start(): Promise<string> {
