@@ -21,12 +21,6 @@ export interface GatewayRouterOptions {
   log?: EdgeLog;
 }
 
-/** What a port of the range serves now; a route whose key changed is taken down and set up again. */
-interface Applied {
-  key: string;
-  tls: boolean;
-}
-
 /** Why a port is not served: something else had it bound when HAProxy started. */
 export const PORT_TAKEN = 'EADDRINUSE: another process on the gateway host had this port bound when the edge started';
 /**
@@ -52,7 +46,8 @@ export class GatewayRouter {
   private readonly certDir: string;
   private held = new Set<number>();
   private taken: number[] = [];
-  private readonly applied = new Map<number, Applied>();
+  /** Each serving port's route, by `keyOf`: a route whose key changed is taken down and set up again. */
+  private readonly applied = new Map<number, string>();
   /** The last routes asked for: what a restart after a crash serves again. */
   private routes: RouteSpec[] = [];
   private closed = false;
@@ -101,7 +96,7 @@ export class GatewayRouter {
       const wanted = new Map(routes.map((r) => [r.port, r]));
       for (const [port, applied] of this.applied) {
         const next = wanted.get(port);
-        if (!next || keyOf(next) !== applied.key) await this.takeDown(port);
+        if (!next || keyOf(next) !== applied) await this.takeDown(port);
       }
       const results: Record<number, string> = {};
       for (const route of routes) {
@@ -185,7 +180,7 @@ export class GatewayRouter {
         return PORT_BUSY;
       }
       if (unexpected.length) throw new Error(unexpected.join(' '));
-      this.applied.set(route.port, { key: keyOf(route), tls: route.tls !== null });
+      this.applied.set(route.port, keyOf(route));
       return 'ok';
     } catch (err) {
       // Back to paused, whatever part was done.

@@ -276,7 +276,7 @@ describe('HostRouter', () => {
     expect(saw).toMatchObject({ upgrade: 'websocket', connection: expect.stringMatching(/^upgrade$/i), 'x-forwarded-host': 'App.Localhost', 'x-forwarded-for': '127.0.0.1' });
     expect(await roundTrip(up.socket!, 'ping')).toBe('ping');
     expect(await roundTrip(up.socket!, 'x'.repeat(200_000))).toBe('x'.repeat(200_000));
-    // A tunnel may idle for hours; keep-alive finds a peer that vanished (edge/keepalive.ts).
+    // A tunnel may idle for hours; keep-alive finds a peer that vanished (`option clitcpka/srvtcpka`, haproxy.config.ts).
     // Right after data the kernel may show the retransmit timer instead: the keep-alive one follows once all is acknowledged.
     await waitFor('keep-alive on the client side', () => keepAliveArmed(routerPort, up.socket!.localPort!), { timeoutMs: 5_000, intervalMs: 20 });
     await waitFor('keep-alive on the instance side', () => keepAliveArmed(lastTunnelPort, instancePort), { timeoutMs: 5_000, intervalMs: 20 });
