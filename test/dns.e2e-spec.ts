@@ -265,6 +265,7 @@ describe('DNS proxy hosts through the edge', () => {
     expect((await viaEdge('web-dns.localhost')).body.instance).toBe(web.id);
     await stack.startService('api');
     await stack.startService('worker');
+    expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(200);
   });
 
   it('deleting an instance removes its proxy hosts from the edge', async () => {

@@ -274,7 +274,8 @@ describe('gateway TCP routes through the edge', () => {
         const res = await cloud.get('/api/cloud/gateway/health');
         return res.body.port_range?.held ? res : undefined;
       }, { timeoutMs: 15_000 });
-      expect(health.body).toMatchObject({ status: 'ok', port_range: { from: taken, to: free, held: true, taken: [taken] } });
+      // (Not its status: routes other suites left on ports outside this range make it 'degraded'.)
+      expect(health.body).toMatchObject({ port_range: { from: taken, to: free, held: true, taken: [taken] } });
       for (let i = 0; i < 5; i++) expect((await cloud.get('/api/cloud/gateway/available-port')).body.port).toBe(free);
 
       const refused = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port: taken });

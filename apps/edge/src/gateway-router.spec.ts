@@ -111,6 +111,8 @@ describe('GatewayRouter', () => {
     // and length of all it received, then the same bytes reversed, then FIN.
     target = createServer({ allowHalfOpen: true }, (s: Socket) => {
       targetSockets.set(s.remotePort!, s);
+      // A client that went away early (the keep-alive spec's) makes the late answer fail: not this fixture's concern.
+      s.on('error', () => undefined);
       const parts: Buffer[] = [];
       s.on('data', (d) => parts.push(d));
       s.on('end', () => {
