@@ -116,7 +116,7 @@ export class EdgeService {
       if (r.certificate_id !== null) {
         if (!r.cert_pem) continue; // certificate deleted: the route cannot serve
         try {
-          tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted), certificateId: r.certificate_id };
+          tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted) };
         } catch (err) {
           log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
           continue;

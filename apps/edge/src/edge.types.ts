@@ -7,7 +7,7 @@ export interface RouteSpec {
   targetIp: string;
   targetPort: number;
   /** PEMs when the route terminates TLS; they reach HAProxy only over its runtime API, never a file. */
-  tls: { certPem: string; keyPem: string; certificateId: number } | null;
+  tls: { certPem: string; keyPem: string } | null;
 }
 
 export interface HostSpec {
