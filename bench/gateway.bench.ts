@@ -14,8 +14,7 @@
  * range (2000 frontends, 1000 backends, 1000 certificates) costs per request.
  * Prints one JSON object; progress to stderr. See bench/README.md.
  */
-import { canBind } from '@stratus/core';
-import { cpuTimeUs, freePort, tcpConnectOutcome, waitFor } from '@stratus/testing';
+import { cpuTimeUs, freePort, freePortRange, tcpConnectOutcome, waitFor } from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,15 +39,6 @@ const listening = (port: number) => waitFor(`a listener on ${port}`, async () =>
 
 const load = (port: number, seconds: number) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: seconds });
 
-/** `count` consecutive ports on 127.0.0.1 nothing has bound, above the test slots' ranges. */
-async function freeRange(count: number): Promise<{ from: number; to: number }> {
-  for (let from = 30_000; from + count < 32_768; from += count) {
-    const ports = Array.from({ length: count }, (_, i) => from + i);
-    if ((await Promise.all(ports.map((p) => canBind('127.0.0.1', p)))).every(Boolean)) return { from, to: from + count - 1 };
-  }
-  throw new Error(`no ${count} free consecutive ports in 30000-32767`);
-}
-
 async function main(): Promise<void> {
   ensurePackages({ haproxy: '/usr/sbin/haproxy' }, log);
   const dir = mkdtempSync(join(tmpdir(), 'stratus-bench-gateway-'));
@@ -69,7 +59,7 @@ async function main(): Promise<void> {
       ['range', RANGE_PORTS],
       ['one', 1],
     ] as const) {
-      const range = await freeRange(size);
+      const range = await freePortRange(size);
       const router = new GatewayRouter({ dir: join(dir, name), host: '127.0.0.1', range, threads: THREADS, log: (level, msg) => level !== 'info' && log(`${name}: ${msg}`) });
       routers.push(router);
       const started = Date.now();

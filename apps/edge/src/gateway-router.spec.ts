@@ -1,5 +1,4 @@
-import { canBind } from '@stratus/core';
-import { keepAliveArmed, waitFor } from '@stratus/testing';
+import { freePortRange, keepAliveArmed, waitFor } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -17,15 +16,6 @@ async function listen(server: Server): Promise<number> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
-}
-
-/** `count` consecutive ports nothing has bound. */
-async function freeRange(count: number): Promise<{ from: number; to: number }> {
-  for (;;) {
-    const from = 40_000 + Math.floor(Math.random() * 15_000);
-    const ports = Array.from({ length: count }, (_, i) => from + i);
-    if ((await Promise.all(ports.map((p) => canBind('127.0.0.1', p)))).every(Boolean)) return { from, to: from + count - 1 };
-  }
 }
 
 /** Sends `payload`, half-closes, and collects everything until the route closes the connection. */
@@ -122,7 +112,7 @@ describe('GatewayRouter', () => {
       });
     });
     targetPort = await listen(target);
-    range = await freeRange(8);
+    range = await freePortRange(8);
     router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2 });
   });
 
@@ -282,7 +272,7 @@ describe('GatewayRouter', () => {
     await router.close();
     const squatter = createServer();
     await new Promise<void>((r) => squatter.listen(taken, '127.0.0.1', r));
-    const other = new GatewayRouter({ dir: mkdtempSync(join(tmpdir(), 'stratus-gateway-')), host: '127.0.0.1', range: await freeRange(3), threads: 1 });
+    const other = new GatewayRouter({ dir: mkdtempSync(join(tmpdir(), 'stratus-gateway-')), host: '127.0.0.1', range: await freePortRange(3), threads: 1 });
     try {
       // Started again on the same range: the squatter's port is left out, the others held again.
       router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2 });

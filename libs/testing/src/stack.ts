@@ -1,3 +1,4 @@
+import { canBind } from '@stratus/core';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -15,6 +16,21 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * `count` consecutive ports on 127.0.0.1 that nothing has bound, at a random
+ * place in 30000-32767: above the test slots' gateway ranges (2<slot>000-
+ * 2<slot>999) and below the kernel's ephemeral ports.
+ */
+export async function freePortRange(count: number): Promise<{ from: number; to: number }> {
+  const [low, high] = [30_000, 32_768 - count];
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const from = low + Math.floor(Math.random() * (high - low + 1));
+    const ports = Array.from({ length: count }, (_, i) => from + i);
+    if ((await Promise.all(ports.map((p) => canBind('127.0.0.1', p)))).every(Boolean)) return { from, to: from + count - 1 };
+  }
+  throw new Error(`no ${count} free consecutive ports in 30000-32767`);
 }
 
 type Service = 'api' | 'worker' | 'edge';
@@ -67,8 +83,8 @@ export class TestStack {
       });
     } else if (service === 'edge') {
       // Up once it has applied what PostgreSQL holds: both HAProxy processes serve by then.
-      const connected = saw(child, 'edge started');
-      await waitFor('the edge to start', () => child.exitCode === null && connected(), {
+      const started = saw(child, 'edge started');
+      await waitFor('the edge to start', () => child.exitCode === null && started(), {
         timeoutMs: 15_000,
       });
     } else {
