@@ -33,8 +33,10 @@ function shutdown(code) {
   setTimeout(() => process.exit(code), 5000).unref();
   Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.on('exit', r))))).then(() => process.exit(code));
 }
-process.on('SIGINT', () => shutdown(0));
-process.on('SIGTERM', () => shutdown(0));
+// package.json's start script execs this file, so the signal npm forwards on
+// `kill <npm pid>` reaches it (a shell between them would die and leave all
+// of this running); SIGHUP for a closed terminal.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => shutdown(0));
 
 const host = process.env.API_HOST || '127.0.0.1';
 const port = process.env.API_PORT || '8080';

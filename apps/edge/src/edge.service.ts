@@ -45,7 +45,8 @@ export class EdgeService {
   async start(): Promise<void> {
     await this.connect();
     setInterval(() => this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => this.stop());
+    // SIGHUP too: a closed terminal must not leave the HAProxy processes running.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => this.stop());
     log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
   }
 

@@ -70,7 +70,10 @@ export class HaproxyProcess {
     writeFileSync(this.config, configText, { mode: 0o600 });
     rmSync(this.socket, { force: true });
 
-    const child = spawn(bin, ['-f', this.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // A process group of its own: a terminal's Ctrl-C or hang-up reaches the
+    // edge, which stops HAProxy in order, not HAProxy itself (it would exit
+    // under the edge, or dump a line per server on SIGHUP).
+    const child = spawn(bin, ['-f', this.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let output = '';
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => {

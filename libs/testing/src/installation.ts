@@ -13,10 +13,11 @@ import { testEnv } from './test-env';
  * A clean test installation for this STRATUS_TEST_SLOT: no instance left from
  * an earlier run, an empty data folder, a fresh migrated database with the
  * local provider's catalog synced, and empty queues. The e2e global setup and
- * the benchmarks start from it.
+ * the benchmarks start from it; `overrides` name another one (its own
+ * database, queue prefix and data folder).
  */
-export async function resetTestInstallation(): Promise<void> {
-  const config = loadConfig(testEnv());
+export async function resetTestInstallation(overrides: Record<string, string> = {}): Promise<void> {
+  const config = loadConfig(testEnv(overrides));
   await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CgroupLimiter, INSTANCE_MARKER, mountpoints, readStat, scanMarkedLeaders } from '@stratus/providers';
+import { CgroupLimiter, INSTANCE_MARKER, isAlive, mountpoints, readStat, scanMarkedLeaders } from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
 
 /** Instance process-group leaders whose working folder is under `dir`, by instance id. */
@@ -78,4 +78,28 @@ export function cpuTimeUs(pids: number[]): { user: number; system: number } {
     system += stat?.systemTicks ?? 0;
   }
   return { user: user * (1e6 / CLOCK_TICKS), system: system * (1e6 / CLOCK_TICKS) };
+}
+
+/** The pids of the processes whose parent is `pid` and whose command line contains `command`. */
+export function childPids(pid: number, command = ''): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && readStat(Number(name))?.ppid === pid)
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(command);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Every process below `pid` (children, theirs, ...), whatever their process group. */
+export function descendantPids(pid: number): number[] {
+  const children = childPids(pid);
+  return [...children, ...children.flatMap(descendantPids)];
+}
+
+export function processAlive(pid: number): boolean {
+  return isAlive(readStat(pid));
 }

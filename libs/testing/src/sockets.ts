@@ -1,4 +1,3 @@
-import { readStat } from '@stratus/providers';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** One row of /proc/net/tcp and tcp6: ports, state (01 established, 0A listening), timer (`tr`: 2 is keep-alive) and inode. */
@@ -69,18 +68,4 @@ export function listeningPortsOf(pid: number): number[] {
   return tcpSockets()
     .filter((s) => s.state === '0A' && inodes.has(s.inode))
     .map((s) => s.localPort);
-}
-
-/** The pids of the processes whose parent is `pid` and whose command line contains `command`. */
-export function childPids(pid: number, command = ''): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && readStat(Number(name))?.ppid === pid)
-    .filter((name) => {
-      try {
-        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(command);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
