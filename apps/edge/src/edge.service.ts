@@ -1,13 +1,11 @@
-import { AppConfig, CertificateVault, EDGE_CHANNEL } from '@stratus/core';
+import { AppConfig, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratus/core';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { HostSpec, RouteSpec } from './edge.types';
 import { GatewayRouter } from './gateway-router';
+import { EdgeLog } from './haproxy.process';
 import { HostRouter } from './host-router';
-
-const log = (level: string, msg: string, extra: Record<string, unknown> = {}) =>
-  process.stdout.write(JSON.stringify({ level, time: Date.now(), service: 'edge', msg, ...extra }) + '\n');
 
 /**
  * The edge: reads the desired routes and proxy hosts from PostgreSQL
@@ -33,13 +31,16 @@ export class EdgeService {
   private readonly router: HostRouter;
   /** The last reasons a listener was not bound, said once rather than at every resync. */
   private readonly said = new Map<string, string>();
+  private readonly log: EdgeLog;
 
   constructor(private readonly config: AppConfig) {
+    const logger = createLogger('edge', config.LOG_LEVEL);
+    this.log = (level, msg, extra = {}) => logger[level](extra, msg);
     this.vault = CertificateVault.fromDataDir(config.DATA_DIR);
     this.threads = config.EDGE_WORKERS || Math.max(1, Math.min(cpus().length, 8));
     const dir = join(config.DATA_DIR, 'edge');
-    this.router = new HostRouter({ dir, threads: this.threads, log });
-    this.gateway = new GatewayRouter({ dir: join(dir, 'gateway'), host: config.GATEWAY_HOST, range: config.gatewayPorts, threads: this.threads, log });
+    this.router = new HostRouter({ dir, threads: this.threads, log: this.log });
+    this.gateway = new GatewayRouter({ dir: join(dir, 'gateway'), host: config.GATEWAY_HOST, range: config.gatewayPorts, threads: this.threads, log: this.log });
   }
 
   async start(): Promise<void> {
@@ -47,7 +48,7 @@ export class EdgeService {
     setInterval(() => this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
     // SIGHUP too: a closed terminal must not leave the HAProxy processes running.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => this.stop());
-    log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
+    this.log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
   }
 
   private async connect(): Promise<void> {
@@ -61,10 +62,10 @@ export class EdgeService {
       await db.query(`LISTEN ${EDGE_CHANNEL}`);
       db.on('notification', () => this.reload());
       this.db = db;
-      log('info', 'edge connected to PostgreSQL');
+      this.log('info', 'edge connected to PostgreSQL');
       await this.reload();
     } catch (err) {
-      log('warn', 'PostgreSQL unreachable; serving the last known state', { err: String(err) });
+      this.log('warn', 'PostgreSQL unreachable; serving the last known state', { err: String(err) });
       setTimeout(() => this.connect(), 1_000).unref();
     } finally {
       this.connecting = false;
@@ -76,7 +77,7 @@ export class EdgeService {
     this.db = null;
     db.end().catch(() => undefined);
     if (this.stopping) return;
-    log('warn', 'lost PostgreSQL; serving the last known state', { err: String(err) });
+    this.log('warn', 'lost PostgreSQL; serving the last known state', { err: String(err) });
     setTimeout(() => this.connect(), 1_000).unref();
   }
 
@@ -92,7 +93,7 @@ export class EdgeService {
         try {
           await this.loadAndApply();
         } catch (err) {
-          log('warn', 'edge resync failed', { err: String(err) });
+          this.log('warn', 'edge resync failed', { err: String(err) });
         }
       } while (this.dirty && this.db);
     })().finally(() => (this.reloading = null));
@@ -119,7 +120,7 @@ export class EdgeService {
         try {
           tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted) };
         } catch (err) {
-          log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
+          this.log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
           continue;
         }
       }
@@ -133,14 +134,14 @@ export class EdgeService {
   }
 
   private async applyHosts(hosts: HostSpec[]): Promise<void> {
-    await this.router.setHosts(hosts).catch((err) => log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
+    await this.router.setHosts(hosts).catch((err) => this.log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
     const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
     this.sayOnce('http', http, 'the HTTP listener for proxy hosts is not bound');
   }
 
   /** Logs why a listener is not bound when the reason is new. */
   private sayOnce(what: string, status: string | null, msg: string): void {
-    if (status !== null && status !== 'ok' && status !== this.said.get(what)) log('error', msg, { error: status });
+    if (status !== null && status !== 'ok' && status !== this.said.get(what)) this.log('error', msg, { error: status });
     this.said.set(what, status ?? 'ok');
   }
 
@@ -160,7 +161,7 @@ export class EdgeService {
         `UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE port = $1 AND bind_error IS DISTINCT FROM $2`,
         [Number(port), error],
       );
-      if (changed.rowCount) log('warn', 'gateway listener not bound', { port: Number(port), error });
+      if (changed.rowCount) this.log('warn', 'gateway listener not bound', { port: Number(port), error });
     }
     await this.heartbeat();
   }
@@ -177,7 +178,7 @@ export class EdgeService {
   private stop(): void {
     if (this.stopping) return;
     this.stopping = true;
-    log('info', 'edge stopping');
+    this.log('info', 'edge stopping');
     const db = this.db;
     this.db = null;
     const done = () => process.exit(0);

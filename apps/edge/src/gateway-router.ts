@@ -61,8 +61,9 @@ export class GatewayRouter {
       dir: opts.dir,
       name: 'gateway',
       log: opts.log,
-      // What setting routes up and down makes HAProxy say, a line per port.
-      routine: /\[WARNING\].*(Paused frontend|Resumed frontend|leaving forced maintenance|going DOWN for maintenance|has no server available)/,
+      // What setting routes up and down makes HAProxy say, a line per port
+      // (a removed route's backend "has no server available" is an ALERT).
+      routine: /\[(WARNING|ALERT)\].*(Paused frontend|Resumed frontend|leaving forced maintenance|going DOWN for maintenance|has no server available)/,
       onCrash: () =>
         setTimeout(() => {
           if (!this.closed) this.apply(this.routes).catch(() => undefined);

@@ -15,6 +15,23 @@ export const REDACT_PATHS = [
   '*.key',
 ];
 
+export type ServiceName = 'api' | 'worker' | 'edge';
+
+/**
+ * The one pino logger of a process: JSON lines naming the service, credential
+ * fields redacted. The edge, which is not a Nest app, uses it directly.
+ */
+export function createLogger(service: ServiceName, level: string): pino.Logger {
+  return pino(
+    { level, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    // Asynchronous writes: lines logged while a write is under way leave
+    // together in the next one, so a busy process makes one write (and wakes
+    // whoever reads its output once) per batch rather than per line. pino
+    // flushes what is left on exit.
+    pino.destination({ sync: false }),
+  );
+}
+
 /**
  * Structured JSON logs through one pino logger per process. Lines logged
  * while a request or a job runs come from a child of it that names the
@@ -25,23 +42,14 @@ export const REDACT_PATHS = [
  */
 @Module({})
 export class LoggingModule {
-  static forRoot(service: 'api' | 'worker' | 'edge'): DynamicModule {
+  static forRoot(service: ServiceName): DynamicModule {
     return {
       module: LoggingModule,
       imports: [
         LoggerModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (config: AppConfig) => ({
-            pinoHttp: {
-              logger: pino(
-                { level: config.LOG_LEVEL, base: { service }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
-                // Asynchronous writes: lines logged while a write is under way
-                // leave together in the next one, so a busy process makes one
-                // write (and wakes whoever reads its output once) per batch
-                // rather than per line. pino flushes what is left on exit.
-                pino.destination({ sync: false }),
-              ),
-            },
+            pinoHttp: { logger: createLogger(service, config.LOG_LEVEL) },
             // Only the logger: the request binding is ours, in Fastify hooks.
             useExisting: true,
             forRoutes: [],
