@@ -198,9 +198,14 @@ describe('DNS proxy hosts through the edge', () => {
       expect((await api.get(`/v1/instances/${web.id}`)).body.metadata.owned).toBeUndefined();
     });
 
-    it('404 for an instance that does not exist', async () => {
-      const res = await cloud.post('/api/cloud/dns/create', { instanceId: '00000000-0000-4000-8000-000000000000', forwardPort: 3000 });
-      expect(res.status).toBe(404);
+    it('404 for an instance that does not exist; a bad field is 400 before the instance is looked up', async () => {
+      const missing = '00000000-0000-4000-8000-000000000000';
+      expect((await cloud.post('/api/cloud/dns/create', { instanceId: missing, forwardPort: 3000 })).status).toBe(404);
+      expect((await cloud.post('/api/cloud/dns/update-dns', { instanceId: missing, metadata: { a: 'b' } })).status).toBe(404);
+      const badDomain = await cloud.post('/api/cloud/dns/create', { instanceId: missing, forwardPort: 3000, domain: '../etc' });
+      expect([badDomain.status, badDomain.body.error.message]).toEqual([400, expect.stringContaining('domain: must be a DNS name')]);
+      const managed = await cloud.post('/api/cloud/dns/update-dns', { instanceId: missing, metadata: { privateIp: '1.2.3.4' } });
+      expect([managed.status, managed.body.error.message]).toEqual([400, expect.stringContaining('metadata.privateIp: is managed')]);
     });
 
     const createCases: Array<[string, Record<string, unknown>, string]> = [

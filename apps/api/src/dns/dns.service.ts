@@ -26,8 +26,9 @@ export class DnsService {
   }
 
   async create(dto: CreateProxyHostDto, principal: Principal): Promise<ProxyHost> {
-    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
+    // The request's own faults (400) before what the lookup finds (404, 403).
     const hostname = dto.domain === undefined ? `${randomUUID()}.${this.config.DNS_DOMAIN_SUFFIX}` : this.hostname(dto.domain, 'domain');
+    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
     return this.unique(hostname, () =>
       this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, dto.forwardPort)),
     );
@@ -48,9 +49,9 @@ export class DnsService {
   }
 
   async updateDns(dto: UpdateDnsDto, principal: Principal): Promise<{ instance_id: string; metadata: Record<string, string> }> {
-    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
     const managed = Object.keys(dto.metadata).filter((k) => MANAGED_KEYS.includes(k));
     if (managed.length) throw new BadRequestException(managed.map((k) => `metadata.${k}: is managed by the platform`).join('; '));
+    const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
     const [rows] = await this.dataSource.query(
       `UPDATE instances SET metadata = metadata || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING metadata`,
       [instance.id, JSON.stringify(dto.metadata)],
@@ -118,7 +119,6 @@ export class DnsService {
   }
 
   /** The instance a request names: missing 404 (400 if not even an id), another project's 403. */
-  /** As findOwnedInstance, but an id that is no UUID is a bad field rather than a missing instance. */
   private async instanceOf(id: string, principal: Principal, field: string): Promise<Instance> {
     if (!UUID.test(id)) throw new BadRequestException(`${field}: must be an instance id (UUID)`);
     return findOwnedInstance(this.dataSource, id, principal);
