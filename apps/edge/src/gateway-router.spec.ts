@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { RouteSpec } from './edge.types';
 import { GatewayRouter, PORT_BUSY, PORT_TAKEN } from './gateway-router';
+import { EdgeLog } from './haproxy.process';
 
 /** The gateway (a real HAProxy holding a small port range) end to end on loopback: a client, the route, and a target on raw sockets. */
 
@@ -87,6 +88,7 @@ describe('GatewayRouter', () => {
   const targetSockets = new Map<number, Socket>();
   /** What the router logged. */
   const logged: string[] = [];
+  const log: EdgeLog = (level, msg, extra) => logged.push(`${level} ${msg} ${JSON.stringify(extra)}`);
 
   const route = (port: number, targetPort_: number, tls: RouteSpec['tls'] = null): RouteSpec => ({ id: randomUUID(), port, targetIp: '127.0.0.1', targetPort: targetPort_, tls });
 
@@ -115,7 +117,7 @@ describe('GatewayRouter', () => {
     });
     targetPort = await listen(target);
     range = await freePortRange(8);
-    router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2, log: (level, msg, extra) => logged.push(`${level} ${msg} ${JSON.stringify(extra)}`) });
+    router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2, log });
   });
 
   afterAll(async () => {
@@ -280,7 +282,7 @@ describe('GatewayRouter', () => {
     const other = new GatewayRouter({ dir: mkdtempSync(join(tmpdir(), 'stratus-gateway-')), host: '127.0.0.1', range: await freePortRange(3), threads: 1 });
     try {
       // Started again on the same range: the squatter's port is left out, the others held again.
-      router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2, log: (level, msg, extra) => logged.push(`${level} ${msg} ${JSON.stringify(extra)}`) });
+      router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2, log });
       const echo = await namedTarget('after-restart');
       expect(await router.apply([route(taken, echo), route(range.from, echo), route(range.to + 1, echo)])).toEqual({
         [taken]: PORT_TAKEN,
