@@ -1,4 +1,5 @@
 import {
+  commandLine,
   descendantPids,
   freePort,
   freePortRange,
@@ -70,11 +71,3 @@ describe('npm start', () => {
     }
   });
 });
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
-}

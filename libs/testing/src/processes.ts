@@ -84,14 +84,17 @@ export function cpuTimeUs(pids: number[]): { user: number; system: number } {
 export function childPids(pid: number, command = ''): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name) && readStat(Number(name))?.ppid === pid)
-    .filter((name) => {
-      try {
-        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(command);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+    .map(Number)
+    .filter((child) => commandLine(child).includes(command));
+}
+
+/** A process's command line, arguments joined by spaces; '' once it is gone. */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
 }
 
 /** Every process below `pid` (children, theirs, ...), whatever their process group. */
