@@ -42,7 +42,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 16);
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S || 3);
 // Threads/worker processes of every proxy under test: the edge's HAProxy
-// threads (EDGE_WORKERS), the baseline HAProxy's nbthread and nginx's
+// threads (EDGE_THREADS), the baseline HAProxy's nbthread and nginx's
 // worker_processes are all set to this, so the comparison is like for like.
 const SLICES = Number(process.env.BENCH_SLICES || 10);
 const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   ensurePackages({ haproxy: '/usr/sbin/haproxy', nginx: '/usr/sbin/nginx' }, log);
   log(`slot ${process.env.STRATUS_TEST_SLOT}: resetting the test installation`);
   await resetTestInstallation();
-  const stack = await TestStack.start({ LOG_LEVEL: 'warn', EDGE_WORKERS: String(PROXY_WORKERS) }, ['api', 'worker', 'edge']);
+  const stack = await TestStack.start({ LOG_LEVEL: 'warn', EDGE_THREADS: String(PROXY_WORKERS) }, ['api', 'worker', 'edge']);
   const daemons: ChildProcess[] = [];
   const db = await testDataSource();
   try {
@@ -273,7 +273,7 @@ http {
       connections: CONNECTIONS,
       duration_s: DURATION_S,
       slices: SLICES,
-      edge_haproxy_threads: Number(stack.env.EDGE_WORKERS),
+      edge_haproxy_threads: Number(stack.env.EDGE_THREADS),
       haproxy_threads: PROXY_WORKERS,
       nginx_workers: PROXY_WORKERS,
       results: result,

@@ -37,7 +37,7 @@ export class EdgeService {
     const logger = createLogger('edge', config.LOG_LEVEL);
     this.log = (level, msg, extra = {}) => logger[level](extra, msg);
     this.vault = CertificateVault.fromDataDir(config.DATA_DIR);
-    this.threads = config.EDGE_WORKERS || Math.max(1, Math.min(cpus().length, 8));
+    this.threads = config.EDGE_THREADS || Math.max(1, Math.min(cpus().length, 8));
     const dir = join(config.DATA_DIR, 'edge');
     this.router = new HostRouter({ dir, threads: this.threads, log: this.log });
     this.gateway = new GatewayRouter({ dir: join(dir, 'gateway'), host: config.GATEWAY_HOST, range: config.gatewayPorts, threads: this.threads, log: this.log });

@@ -53,7 +53,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     LOCAL_ADDRESS_POOL: `127.${78 + slot}.0.0/16`,
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
     GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
-    EDGE_WORKERS: '2',
+    EDGE_THREADS: '2',
     LOG_LEVEL: 'info',
     RECONCILE_INTERVAL_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '1000',

@@ -182,12 +182,12 @@ export class AppConfig {
   @Max(65535)
   EDGE_HTTP_PORT = 8081;
 
-  /** Threads of each of the edge's HAProxy processes (gateway routes, proxy hosts); 0 means one per CPU. */
+  /** Threads of each of the edge's HAProxy processes (gateway routes, proxy hosts); 0 means one per CPU, at most 8. */
   @Transform(toInt)
   @IsInt()
   @Min(0)
   @Max(64)
-  EDGE_WORKERS = 0;
+  EDGE_THREADS = 0;
 
   /** Full resync of the edge from PostgreSQL (changes also arrive at once by LISTEN/NOTIFY). */
   @Transform(toInt)
