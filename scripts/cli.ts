@@ -101,7 +101,7 @@ program
       const vault = CertificateVault.fromDataDir(loadConfig().DATA_DIR);
       const row = await ds.getRepository(Certificate).save({
         name: opts.name || parsed.subject,
-        certPem,
+        certPem: parsed.chainPem,
         keyEncrypted: vault.seal(keyPem),
         subject: parsed.subject,
         fingerprintSha256: parsed.fingerprintSha256,

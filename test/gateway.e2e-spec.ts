@@ -12,7 +12,7 @@ import {
   waitForInstance,
 } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,13 +106,31 @@ describe('gateway TCP routes through the edge', () => {
     expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
   });
 
-  /** A self-signed certificate for gw.stratus.test, loaded with the CLI; the CLI's output and the certificate. */
-  function addCertificate(): { out: string; cert: { id: number; subject: string } } {
+  /** A self-signed certificate for gw.stratus.test: its folder, with cert.pem and key.pem. */
+  function selfSigned(bits = 2048): string {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-cert-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
+    execFileSync('openssl', ['req', '-x509', '-newkey', `rsa:${bits}`, '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
+    return dir;
+  }
+
+  /** A self-signed certificate loaded with the CLI; the CLI's output and the certificate. */
+  function addCertificate(dir = selfSigned()): { out: string; cert: { id: number; subject: string } } {
     const out = stack.cli('certificate:add', '--cert', join(dir, 'cert.pem'), '--key', join(dir, 'key.pem'));
     return { out, cert: JSON.parse(out.trim().split('\n').pop()!) };
   }
+
+  it('the CLI refuses a certificate HAProxy could not serve, and stores no key that came in the certificate file', async () => {
+    const weak = selfSigned(1024);
+    expect(() => stack.cli('certificate:add', '--cert', join(weak, 'cert.pem'), '--key', join(weak, 'key.pem'))).toThrow(/the RSA key has 1024 bits; at least 2048 are needed/);
+
+    const bundled = selfSigned();
+    const key = readFileSync(join(bundled, 'key.pem'), 'utf8');
+    writeFileSync(join(bundled, 'cert.pem'), `${readFileSync(join(bundled, 'cert.pem'), 'utf8')}\n${key}`);
+    const { cert } = addCertificate(bundled);
+    const [row] = await db.query('SELECT cert_pem FROM certificates WHERE id = $1', [cert.id]);
+    expect(row.cert_pem).toMatch(/^-----BEGIN CERTIFICATE-----[^]*-----END CERTIFICATE-----$/);
+    expect(row.cert_pem).not.toContain('PRIVATE KEY');
+  });
 
   it('terminates TLS with a certificate loaded by the CLI', async () => {
     const { out, cert } = addCertificate();

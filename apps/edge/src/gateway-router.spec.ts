@@ -2,7 +2,7 @@ import { freePortRange, keepAliveArmed, waitFor } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { AddressInfo, connect, createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -245,6 +245,38 @@ describe('GatewayRouter', () => {
     expect(await knock(range.from + 4)).toBe('refused');
     expect(await router.apply([route(range.from + 3, echo, b)])).toEqual({ [range.from + 3]: 'ok' });
     expect(await tlsKnock(range.from + 3)).toEqual({ cn: 'b.gateway.test', reply: 'tls-target: knock\n' });
+  });
+
+  it('a certificate HAProxy refuses fails its own route only: the next TLS route still loads', async () => {
+    const [a, b] = [selfSigned('a.gateway.test'), selfSigned('b.gateway.test')];
+    const echo = await namedTarget('after-refusal');
+    // A's certificate with B's key: HAProxy refuses the commit (and would keep the transaction open).
+    const results = await router.apply([route(range.from + 3, echo, { certPem: a.certPem, keyPem: b.keyPem }), route(range.from + 4, echo, b)]);
+    expect(results[range.from + 3]).toMatch(/^haproxy: .*inconsistencies between private key and certificate/s);
+    expect(results[range.from + 4]).toBe('ok');
+    expect(await tlsKnock(range.from + 4)).toEqual({ cn: 'b.gateway.test', reply: 'after-refusal: knock\n' });
+    expect(await knock(range.from + 3)).toBe('refused');
+    // Only certificate blocks reach HAProxy: a key inside the certificate text does not take the route's key's place.
+    expect(await router.apply([route(range.from + 3, echo, { certPem: `${a.certPem}\n${b.keyPem}`, keyPem: a.keyPem })])).toEqual({ [range.from + 3]: 'ok' });
+    expect(await tlsKnock(range.from + 3)).toEqual({ cn: 'a.gateway.test', reply: 'after-refusal: knock\n' });
+    expect(await router.apply([])).toEqual({});
+  });
+
+  it('a route whose take-down failed is taken down at the next apply', async () => {
+    const echo = await namedTarget('lingering');
+    const port = range.from + 2;
+    expect(await router.apply([route(port, echo)])).toEqual({ [port]: 'ok' });
+    const socket = join(dir, 'gateway.sock');
+    renameSync(socket, `${socket}.away`);
+    try {
+      expect(await router.apply([])).toEqual({});
+    } finally {
+      renameSync(`${socket}.away`, socket);
+    }
+    expect(await knock(port)).toBe('lingering: knock\n');
+    expect(logged.pop()).toMatch(/^error cannot take a gateway route down .*"port":\d+/);
+    expect(await router.apply([])).toEqual({});
+    expect(await knock(port)).toBe('refused');
   });
 
   it('a route gone refuses new connections and cuts its open ones; a new route on the port sends new ones to its own target', async () => {

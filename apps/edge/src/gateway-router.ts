@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { canBind } from '@stratus/core';
+import { canBind, certificateBlocks } from '@stratus/core';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -32,6 +32,8 @@ export const PORT_BUSY = 'EADDRINUSE: another process on the gateway host has th
 /** Starts retried when a port is taken between the probe and HAProxy's own bind. */
 const START_ATTEMPTS = 5;
 const RESTART_DELAY_MS = 1_000;
+/** `applied`'s mark for a port whose route may still serve: taking it down failed. */
+const NOT_TAKEN_DOWN = 'not taken down';
 
 /**
  * The gateway's TCP routes: an HAProxy process of their own (a restart of
@@ -103,6 +105,7 @@ export class GatewayRouter {
       for (const route of routes) {
         if (route.port < this.opts.range.from || route.port > this.opts.range.to) results[route.port] = `the port is outside the edge's GATEWAY_PORT_RANGE (${this.opts.range.from}-${this.opts.range.to})`;
         else if (!this.held.has(route.port)) results[route.port] = PORT_TAKEN;
+        else if (this.applied.get(route.port) === NOT_TAKEN_DOWN) results[route.port] = `haproxy: the port's previous route could not be taken down`;
         else if (this.applied.has(route.port)) results[route.port] = 'ok';
         else results[route.port] = await this.setUp(route);
       }
@@ -164,15 +167,7 @@ export class GatewayRouter {
     try {
       const addr = await this.haproxy.command(`set server ${n.server} addr ${route.targetIp} port ${route.targetPort}`);
       if (!/changed|no need to change/.test(addr)) throw new Error(addr.trim());
-      if (route.tls) {
-        // A PEM has no blank line; one would end the payload and let what follows be read as a command.
-        const pem = `${route.tls.certPem}\n${route.tls.keyPem}`.split(/\r?\n/).filter((l) => l.trim()).join('\n');
-        const file = this.certFile(route.port);
-        const set = await this.haproxy.command(`set ssl cert ${file} <<\n${pem}\n\n`);
-        if (!/Transaction (created|updated)/.test(set)) throw new Error(set.trim());
-        const commit = await this.haproxy.command(`commit ssl cert ${file}`);
-        if (!/Success!/.test(commit)) throw new Error(commit.trim());
-      }
+      if (route.tls) await this.loadCertificate(route.port, route.tls);
       const unexpected = (
         await runtimeBatch(this.haproxy.socket, [`set server ${n.server} state ready`, `enable frontend ${route.tls ? n.tls : n.plain}`])
       ).filter((a) => !/already enabled/.test(a));
@@ -190,19 +185,48 @@ export class GatewayRouter {
     }
   }
 
+  /** Swaps the port's certificate file in HAProxy's memory for the route's. */
+  private async loadCertificate(port: number, tls: NonNullable<RouteSpec['tls']>): Promise<void> {
+    const file = this.certFile(port);
+    // The certificates only, then the key: HAProxy takes the first key it reads. A PEM has no
+    // blank line; one would end the payload and let what follows be read as a command.
+    const pem = `${certificateBlocks(tls.certPem)}\n${tls.keyPem}`.split(/\r?\n/).filter((l) => l.trim()).join('\n');
+    try {
+      const set = await this.haproxy.command(`set ssl cert ${file} <<\n${pem}\n\n`);
+      if (!/Transaction (created|updated)/.test(set)) throw new Error(set.trim());
+      const commit = await this.haproxy.command(`commit ssl cert ${file}`);
+      if (!/Success!/.test(commit)) throw new Error(commit.trim());
+    } catch (err) {
+      // HAProxy has one certificate transaction at a time: left open, it would refuse every other port's.
+      await this.haproxy.command(`abort ssl cert ${file}`).catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** Pauses the port (connections refused from now on) and cuts the connections its route had open. */
   private async takeDown(port: number): Promise<void> {
     const n = gatewayNames(port);
-    this.applied.delete(port);
-    const unexpected = (
-      await runtimeBatch(this.haproxy.socket, [
-        `disable frontend ${n.plain}`,
-        `disable frontend ${n.tls}`,
-        `set server ${n.server} state maint`,
-        `shutdown sessions server ${n.server}`,
-      ])
-    ).filter((a) => !/already disabled/.test(a));
-    if (unexpected.length) this.opts.log?.('error', 'cannot take a gateway route down', { port, answer: unexpected.join(' ') });
+    let answer: string;
+    try {
+      const unexpected = (
+        await runtimeBatch(this.haproxy.socket, [
+          `disable frontend ${n.plain}`,
+          `disable frontend ${n.tls}`,
+          `set server ${n.server} state maint`,
+          `shutdown sessions server ${n.server}`,
+        ])
+      ).filter((a) => !/already disabled/.test(a));
+      if (!unexpected.length) {
+        this.applied.delete(port);
+        return;
+      }
+      answer = unexpected.join(' ');
+    } catch (err) {
+      answer = err instanceof Error ? err.message : String(err);
+    }
+    // Still counted as applied, under a key no route has: the next apply takes it down again.
+    this.applied.set(port, NOT_TAKEN_DOWN);
+    this.opts.log?.('error', 'cannot take a gateway route down', { port, answer });
   }
 
   private certFile(port: number): string {

@@ -82,12 +82,13 @@ frontend proxy_hosts
 backend instances
   http-reuse always
   option forwardfor
-  http-request set-header x-forwarded-proto http
-  http-request set-header x-forwarded-host %[req.hdr(host)]
 ${HOP_BY_HOP_REQUEST.map((h) => `  http-request del-header ${h}`).join('\n')}
   # Headers the Connection header names are hop-by-hop too (RFC 9110 7.6.1).
   acl listed_request req.hdr(connection) -m reg -i ^(?!(keep-alive|close|upgrade)$)
   http-request lua.drop_listed_request if listed_request
+  # After the drops: a client's Connection header must not be able to remove what the edge sets.
+  http-request set-header x-forwarded-proto http
+  http-request set-header x-forwarded-host %[req.hdr(host)]
   http-response set-var(txn.answered) bool(true)
 ${HOP_BY_HOP_RESPONSE.map((h) => `  http-response del-header ${h}`).join('\n')}
   acl listed_response res.hdr(connection) -m reg -i ^(?!(keep-alive|close|upgrade)$)

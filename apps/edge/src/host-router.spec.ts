@@ -118,6 +118,12 @@ describe('HostRouter', () => {
     expect(seen.te).toBeUndefined();
   });
 
+  it('sets x-forwarded-proto and -host even when the client\'s Connection header names them', async () => {
+    const r = await call(routerPort, { headers: { host: 'app.localhost', connection: 'x-forwarded-proto, x-forwarded-host, x-forwarded-for' } });
+    expect(r.status).toBe(200);
+    expect(json(r).headers).toMatchObject({ 'x-forwarded-proto': 'http', 'x-forwarded-host': 'app.localhost', 'x-forwarded-for': '127.0.0.1' });
+  });
+
   it('drops hop-by-hop response headers and those the response Connection names', async () => {
     const r = await call(routerPort, { path: '/hop', headers: { host: 'app.localhost' } });
     expect(r.headers['x-public']).toBe('yes');

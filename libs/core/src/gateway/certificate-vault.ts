@@ -1,8 +1,10 @@
-import { createCipheriv, createDecipheriv, createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createPrivateKey, KeyObject, randomBytes, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { randomToken, readOrCreateSecret, secretsDir } from '../secrets/secret-file';
 
 export interface ParsedCertificate {
+  /** The certificate and its chain, and nothing else the file held (a private key in it would be stored in the clear). */
+  chainPem: string;
   subject: string;
   fingerprintSha256: string;
   notAfter: Date;
@@ -38,20 +40,36 @@ export class CertificateVault {
   }
 }
 
-/** Checks that the PEMs are a certificate and the private key that belongs to it; never echoes the key. */
+/** OpenSSL's default security level (2, as Debian ships it) refuses smaller RSA keys: HAProxy could not load the certificate. */
+const RSA_MIN_BITS = 2048;
+
+/** The CERTIFICATE blocks of a PEM text, in order, one per line group; anything else in it (keys, parameters) left out. */
+export function certificateBlocks(pem: string): string {
+  return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).join('\n');
+}
+
+/**
+ * Checks that the PEMs are a certificate (with its chain) and the private
+ * key that belongs to it, one HAProxy can serve; never echoes the key.
+ */
 export function parseCertificatePair(certPem: string, keyPem: string): ParsedCertificate {
+  const chainPem = certificateBlocks(certPem);
   let cert: X509Certificate;
   try {
-    cert = new X509Certificate(certPem);
+    cert = new X509Certificate(chainPem);
   } catch {
     throw new Error('the certificate file is not a PEM X.509 certificate');
   }
-  let matches = false;
+  let key: KeyObject;
   try {
-    matches = cert.checkPrivateKey(createPrivateKey(keyPem));
+    key = createPrivateKey(keyPem);
   } catch {
     throw new Error('the key file is not a PEM private key (encrypted keys are not supported)');
   }
-  if (!matches) throw new Error('the private key does not belong to the certificate');
-  return { subject: cert.subject.replace(/\n/g, ', '), fingerprintSha256: cert.fingerprint256, notAfter: new Date(cert.validTo) };
+  if (!cert.checkPrivateKey(key)) throw new Error('the private key does not belong to the certificate');
+  const bits = key.asymmetricKeyDetails?.modulusLength;
+  if (key.asymmetricKeyType === 'rsa' && bits !== undefined && bits < RSA_MIN_BITS) {
+    throw new Error(`the RSA key has ${bits} bits; at least ${RSA_MIN_BITS} are needed`);
+  }
+  return { chainPem, subject: cert.subject.replace(/\n/g, ', '), fingerprintSha256: cert.fingerprint256, notAfter: new Date(cert.validTo) };
 }
