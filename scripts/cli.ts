@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { Certificate, CertificateVault, loadConfig, migrate, mintToken, notifyEdge, OperatorCredential, parseCertificatePair, Project, ProjectsService } from '@stratus/core';
+import { Certificate, CertificateVault, isForeignKeyViolation, loadConfig, migrate, mintToken, notifyEdge, OperatorCredential, parseCertificatePair, Project, ProjectsService } from '@stratus/core';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 
@@ -126,13 +126,18 @@ program
   .description('remove a certificate no route uses')
   .action((id: string) =>
     withProjects(async (_p, ds) => {
-      const [{ count }] = await ds.query('SELECT count(*)::int AS count FROM gateway_routes WHERE certificate_id = $1', [Number(id)]);
-      if (count > 0) throw new Error(`certificate ${id} is used by ${count} route(s)`);
-      await ds.transaction(async (m) => {
-        const result = await m.getRepository(Certificate).delete({ id: Number(id) });
-        if (!result.affected) throw new Error(`no certificate ${id}`);
-        await notifyEdge(m, 'certificates');
-      });
+      try {
+        await ds.transaction(async (m) => {
+          const result = await m.getRepository(Certificate).delete({ id: Number(id) });
+          if (!result.affected) throw new Error(`no certificate ${id}`);
+          await notifyEdge(m, 'certificates');
+        });
+      } catch (err) {
+        // The database refuses while a route names it, however recent the route.
+        if (!isForeignKeyViolation(err)) throw err;
+        const [{ ports }] = await ds.query('SELECT array_agg(port ORDER BY port) AS ports FROM gateway_routes WHERE certificate_id = $1', [Number(id)]);
+        throw new Error(`certificate ${id} is used by the routes on port(s) ${(ports ?? []).join(', ')}`);
+      }
       console.log(`removed certificate ${id}`);
     }),
   );

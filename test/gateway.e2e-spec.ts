@@ -148,7 +148,11 @@ describe('gateway TCP routes through the edge', () => {
     const reply = await exchange(port, { tls: true });
     expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
     expect(reply).toContain(instance.id);
+    // In use: the CLI (and the database under it) refuses to remove it.
+    expect(() => stack.cli('certificate:remove', String(cert.id))).toThrow(new RegExp(`certificate ${cert.id} is used by the routes on port\\(s\\) ${port}`));
     await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
+    expect(stack.cli('certificate:remove', String(cert.id))).toContain(`removed certificate ${cert.id}`);
+    expect(stack.cli('certificate:list')).not.toMatch(new RegExp(`^${cert.id}\\s`, 'm'));
 
     const unknown = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port, certificate_id: 999999 });
     expect(unknown.status).toBe(400);

@@ -37,5 +37,5 @@ export * from './databases/database-cas';
 export * from './secrets/password-verifiers';
 export * from './dns/instance-domains';
 export * from './database/hot-queries';
-export * from './database/unique-violation';
+export * from './database/constraint-violation';
 export * from './system/system-user';

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
+import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isForeignKeyViolation, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
@@ -52,6 +52,8 @@ export class GatewayService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictException(`port ${dto.port} is already used by another route`);
+      // Removed since the check above.
+      if (isForeignKeyViolation(err)) throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
       throw err;
     }
     return this.awaitBound(route);

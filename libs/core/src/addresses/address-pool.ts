@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
-import { isUniqueViolation } from '../database/unique-violation';
+import { isUniqueViolation } from '../database/constraint-violation';
 import { AddressLease } from './address-lease.entity';
 
 /*

@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Certificate } from './certificate.entity';
 
 /**
  * A TCP route of the gateway: the edge listens on `port` and forwards to
@@ -31,6 +32,11 @@ export class GatewayRoute {
 
   @Column({ name: 'certificate_id', type: 'int', nullable: true })
   certificateId: number | null;
+
+  /** A certificate in use cannot be removed: the database refuses, whatever checked before. */
+  @ManyToOne(() => Certificate, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'certificate_id' })
+  certificate?: Certificate;
 
   @Column({ name: 'bound_at', type: 'timestamptz', nullable: true })
   boundAt: Date | null;
