@@ -282,6 +282,28 @@ describe('gateway TCP routes through the edge', () => {
   });
 
   // Last: it restarts the api and the edge on a range of two ports.
+  it('the gateway HAProxy killed: health says so at once, and the route serves again', async () => {
+    const port = range.from + 14;
+    expect((await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port })).status).toBe(200);
+    try {
+      const [gateway] = childPids(stack.process('edge')!.pid!, 'gateway.cfg');
+      process.kill(gateway, 'SIGKILL');
+      const down = await waitFor('health to say the range is not held', async () => {
+        const res = await cloud.get('/api/cloud/gateway/health');
+        return res.body.port_range.held ? undefined : res.body;
+      }, { timeoutMs: 2_000, intervalMs: 50 });
+      expect(down).toMatchObject({ status: 'degraded', listeners: { bound: 0, missing: expect.arrayContaining([port]) } });
+      await waitFor('the route to serve again', async () => (await exchange(port).catch(() => '')).includes(instance.id), { timeoutMs: 20_000, intervalMs: 200 });
+      const up = await waitFor('health to say the range is held again', async () => {
+        const res = await cloud.get('/api/cloud/gateway/health');
+        return res.body.port_range.held ? res.body : undefined;
+      }, { timeoutMs: 5_000, intervalMs: 50 });
+      expect(up.listeners.missing).not.toContain(port);
+    } finally {
+      await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
+    }
+  });
+
   it('leaves out a port something else held when the edge started: never offered, 409 on create, shown in health', async () => {
     const [taken, free] = [range.to - 1, range.to];
     await stack.stopService('edge');
@@ -315,5 +337,14 @@ describe('gateway TCP routes through the edge', () => {
     // Gone now, but left out until the edge starts again: still not offered.
     expect((await cloud.get('/api/cloud/gateway/available-port')).status).toBe(409);
     expect((await stack.http.delete(`/api/cloud/gateway/routes/${free}`)).status).toBe(200);
+
+    // An api configured with a wider range than the edge: a route the edge cannot serve is its failure (503), not a conflict over the port.
+    await stack.stopService('api');
+    stack.env.GATEWAY_PORT_RANGE = `${range.from}-${range.to}`;
+    await stack.startService('api');
+    const outside = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port: range.from });
+    expect(outside.status).toBe(503);
+    expect(outside.body.error.message).toContain(`outside the edge's GATEWAY_PORT_RANGE (${taken}-${free})`);
+    expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(range.from);
   });
 });

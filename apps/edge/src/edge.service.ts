@@ -7,6 +7,13 @@ import { GatewayRouter } from './gateway-router';
 import { EdgeLog } from './haproxy.process';
 import { HostRouter } from './host-router';
 
+/** The edge's word on one route: 'ok' once it serves, else why not. */
+interface Verdict {
+  id: string;
+  port: number;
+  result: string;
+}
+
 /**
  * The edge: reads the desired routes and proxy hosts from PostgreSQL
  * (LISTEN for prompt changes, plus a full resync on a timer), hands the
@@ -40,7 +47,15 @@ export class EdgeService {
     this.threads = config.EDGE_THREADS || Math.max(1, Math.min(cpus().length, 8));
     const dir = join(config.DATA_DIR, 'edge');
     this.router = new HostRouter({ dir, threads: this.threads, log: this.log });
-    this.gateway = new GatewayRouter({ dir: join(dir, 'gateway'), host: config.GATEWAY_HOST, range: config.gatewayPorts, threads: this.threads, log: this.log });
+    this.gateway = new GatewayRouter({
+      dir: join(dir, 'gateway'),
+      host: config.GATEWAY_HOST,
+      range: config.gatewayPorts,
+      threads: this.threads,
+      log: this.log,
+      // Down: said at once (health, and creates meanwhile); back: what it serves recorded.
+      onChange: () => void (this.gateway.status === 'ok' ? this.reload() : this.heartbeat().catch(() => undefined)),
+    });
   }
 
   async start(): Promise<void> {
@@ -113,14 +128,16 @@ export class EdgeService {
       ),
     ]);
     const routeSpecs: RouteSpec[] = [];
+    /** Routes that cannot be handed to HAProxy, and why. */
+    const unusable: Verdict[] = [];
     for (const r of routes.rows) {
       let tls: RouteSpec['tls'] = null;
       if (r.certificate_id !== null) {
-        if (!r.cert_pem) continue; // certificate deleted: the route cannot serve
         try {
           tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted) };
         } catch (err) {
           this.log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
+          unusable.push({ id: r.id, port: r.port, result: `the key of certificate ${r.certificate_id} cannot be decrypted with this edge's secrets` });
           continue;
         }
       }
@@ -130,7 +147,7 @@ export class EdgeService {
     // Side by side: the gateway's first start (the whole range) does not hold up the HTTP listener.
     const [results] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs)]);
     this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
-    await this.record(results);
+    await this.record([...routeSpecs.map((r) => ({ id: r.id, port: r.port, result: results[r.port] })), ...unusable]);
   }
 
   private async applyHosts(hosts: HostSpec[]): Promise<void> {
@@ -145,23 +162,27 @@ export class EdgeService {
     this.said.set(what, status ?? 'ok');
   }
 
-  /** Writes what is bound: routes that serve get bound_at, the others their error. */
-  private async record(results: Record<number, string>): Promise<void> {
+  /**
+   * Writes what is bound: routes that serve get bound_at, the others their
+   * error. By route id: the port may have a newer route by now, which this
+   * apply has not seen.
+   */
+  private async record(verdicts: Verdict[]): Promise<void> {
     const db = this.db;
     if (!db) return;
-    const bound = Object.keys(results).map(Number).filter((port) => results[port] === 'ok');
+    const bound = verdicts.filter((v) => v.result === 'ok').map((v) => v.id);
     await db.query(
       `UPDATE gateway_routes SET bound_at = COALESCE(bound_at, now()), bind_error = NULL
-       WHERE port = ANY($1::int[]) AND (bound_at IS NULL OR bind_error IS NOT NULL)`,
+       WHERE id = ANY($1::uuid[]) AND (bound_at IS NULL OR bind_error IS NOT NULL)`,
       [bound],
     );
-    for (const [port, error] of Object.entries(results)) {
-      if (error === 'ok') continue;
+    for (const { id, port, result } of verdicts) {
+      if (result === 'ok') continue;
       const changed = await db.query(
-        `UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE port = $1 AND bind_error IS DISTINCT FROM $2`,
-        [Number(port), error],
+        `UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE id = $1 AND bind_error IS DISTINCT FROM $2`,
+        [id, result],
       );
-      if (changed.rowCount) this.log('warn', 'gateway listener not bound', { port: Number(port), error });
+      if (changed.rowCount) this.log('warn', 'gateway listener not bound', { port, error: result });
     }
     await this.heartbeat();
   }

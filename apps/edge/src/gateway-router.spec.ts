@@ -1,3 +1,4 @@
+import { PORT_BUSY, PORT_TAKEN } from '@stratus/core';
 import { freePortRange, keepAliveArmed, waitFor } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { RouteSpec } from './edge.types';
-import { GatewayRouter, PORT_BUSY, PORT_TAKEN } from './gateway-router';
+import { GatewayRouter } from './gateway-router';
 import { EdgeLog } from './haproxy.process';
 
 /** The gateway (a real HAProxy holding a small port range) end to end on loopback: a client, the route, and a target on raw sockets. */

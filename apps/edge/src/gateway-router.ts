@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { canBind, certificateBlocks } from '@stratus/core';
+import { canBind, certificateBlocks, PORT_BUSY, PORT_TAKEN } from '@stratus/core';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -19,16 +19,10 @@ export interface GatewayRouterOptions {
   range: { from: number; to: number };
   threads: number;
   log?: EdgeLog;
+  /** HAProxy crashed, or serves again after the restart that follows: `status` changed. */
+  onChange?: () => void;
 }
 
-/** Why a port is not served: something else had it bound when HAProxy started. */
-export const PORT_TAKEN = 'EADDRINUSE: another process on the gateway host had this port bound when the edge started';
-/**
- * Why a port is not served: something else bound it while it was paused (a
- * paused listener is not listening, so a bind with SO_REUSEADDR, which most
- * servers use, succeeds). The next apply tries again.
- */
-export const PORT_BUSY = 'EADDRINUSE: another process on the gateway host has this port bound';
 /** Starts retried when a port is taken between the probe and HAProxy's own bind. */
 const START_ATTEMPTS = 5;
 const RESTART_DELAY_MS = 1_000;
@@ -66,10 +60,15 @@ export class GatewayRouter {
       // What setting routes up and down makes HAProxy say, a line per port
       // (a removed route's backend "has no server available" is an ALERT).
       routine: /\[(WARNING|ALERT)\].*(Paused frontend|Resumed frontend|leaving forced maintenance|going DOWN for maintenance|has no server available)/,
-      onCrash: () =>
+      onCrash: () => {
+        opts.onChange?.();
         setTimeout(() => {
-          if (!this.closed) this.apply(this.routes).catch(() => undefined);
-        }, RESTART_DELAY_MS).unref(),
+          if (this.closed) return;
+          this.apply(this.routes)
+            .catch(() => undefined)
+            .finally(() => opts.onChange?.());
+        }, RESTART_DELAY_MS).unref();
+      },
     });
   }
 

@@ -28,6 +28,7 @@ export * from './gateway/certificate.entity';
 export * from './gateway/certificate-vault';
 export * from './gateway/target-ip';
 export * from './gateway/port-probe';
+export * from './gateway/bind-errors';
 export * from './dns/proxy-host.entity';
 export * from './edge/edge-node.entity';
 export * from './edge/edge-channel';

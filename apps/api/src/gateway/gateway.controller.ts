@@ -37,8 +37,8 @@ export class GatewayController {
   @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
   @ApiOkResponse({ description: 'the route, status active' })
   @ApiBadRequestResponse({ description: 'protocol other than tcp, port outside the range, targetIp not allowed, unknown certificate' })
-  @ApiConflictResponse({ description: 'port used by another route, or cannot be bound' })
-  @ApiServiceUnavailableResponse({ description: 'the edge did not bind in time (not running?)' })
+  @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
+  @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
   async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {
     return presentRoute(await this.gateway.create(dto, principal), this.gateway.host);
   }

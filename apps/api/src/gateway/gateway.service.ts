@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isForeignKeyViolation, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
+import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isForeignKeyViolation, isPortConflict, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
@@ -69,7 +69,8 @@ export class GatewayService {
       if (row.boundAt) return row;
       if (row.bindError) {
         await this.remove(route.id);
-        throw new ConflictException(`port ${route.port} cannot be bound on the gateway (${row.bindError})`);
+        if (isPortConflict(row.bindError)) throw new ConflictException(`port ${route.port} cannot be bound on the gateway (${row.bindError})`);
+        throw new ServiceUnavailableException(`the edge cannot serve a route on port ${route.port} now (${row.bindError})`);
       }
       await sleep(BIND_POLL_MS);
     }
@@ -127,7 +128,8 @@ export class GatewayService {
   async health() {
     const node = await this.liveEdge();
     const routes = await this.dataSource.getRepository(GatewayRoute).find({ order: { port: 'ASC' } });
-    const bound = node ? routes.filter((r) => r.boundAt && !r.bindError) : [];
+    // No route serves while the gateway HAProxy is down, whatever each one last recorded.
+    const bound = node?.gatewayBound ? routes.filter((r) => r.boundAt && !r.bindError) : [];
     const missing = routes.filter((r) => !bound.includes(r)).map((r) => r.port);
     const status = !node ? 'down' : missing.length || !node.httpBound || !node.gatewayBound ? 'degraded' : 'ok';
     return {

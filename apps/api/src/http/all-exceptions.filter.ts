@@ -6,7 +6,8 @@ import { envelope } from './error-envelope';
 /**
  * Every failure of every route ends here and leaves as the error envelope.
  * Anything that is not an HttpException is a bug: logged with its stack,
- * answered 500 with no internals.
+ * answered 500 with no internals. An HttpException's message is ours and
+ * meant for the caller, a 503's included (what is unavailable, and why).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -17,8 +18,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const [status, body] = toEnvelope(exception);
-    if (status >= 500) {
+    if (status >= 500 && !(exception instanceof HttpException)) {
       this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');
+    } else if (status >= 500) {
+      this.logger.warn({ request_id: request.id, url: request.url, status, message: body.error.message }, 'answered with a server error');
     }
     reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
@@ -37,7 +40,7 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
         : Array.isArray((response as { message?: unknown }).message)
           ? ((response as { message: string[] }).message).join('; ')
           : String((response as { message?: unknown }).message ?? exception.message);
-    return [status, envelope(status, status >= 500 ? 'internal error' : message)];
+    return [status, envelope(status, message)];
   }
   // As Neutron answers a port create on a full subnet (IpAddressGenerationFailure): the
   // caller can free an address or pick another network. Nothing was created.
