@@ -263,6 +263,30 @@ describe('GatewayRouter', () => {
     expect(await router.apply([])).toEqual({});
   });
 
+  it('a TLS connection still in its handshake when its route goes is never handed to the next route on the port', async () => {
+    const a = selfSigned('a.gateway.test');
+    const [one, two] = [await namedTarget('one'), await namedTarget('two')];
+    const port = range.from + 1;
+    expect(await router.apply([route(port, one, a)])).toEqual({ [port]: 'ok' });
+    const raw = connect({ host: '127.0.0.1', port });
+    await once(raw, 'connect');
+    expect(await router.apply([route(port, two)])).toEqual({ [port]: 'ok' });
+
+    // The handshake finishes with the old route's certificate; what follows must not reach the new route's target.
+    const heard = await new Promise<string>((resolve) => {
+      const tls = tlsConnect({ socket: raw, rejectUnauthorized: false });
+      let text = '';
+      tls.on('secureConnect', () => tls.write('secret for one\n'));
+      tls.on('data', (d) => (text += d));
+      tls.on('error', () => undefined);
+      tls.on('close', () => resolve(text));
+      tls.setTimeout(3_000, () => tls.destroy());
+    });
+    expect(heard).toBe('');
+    expect(await knock(port)).toBe('two: knock\n');
+    expect(await router.apply([])).toEqual({});
+  });
+
   it('a route whose take-down failed is taken down at the next apply', async () => {
     const echo = await namedTarget('lingering');
     const port = range.from + 2;

@@ -26,6 +26,8 @@ export interface GatewayRouterOptions {
 /** Starts retried when a port is taken between the probe and HAProxy's own bind. */
 const START_ATTEMPTS = 5;
 const RESTART_DELAY_MS = 1_000;
+/** The routes map's value for a port without a route. */
+const NO_ROUTE = '-';
 /** `applied`'s mark for a port whose route may still serve: taking it down failed. */
 const NOT_TAKEN_DOWN = 'not taken down';
 
@@ -133,8 +135,17 @@ export class GatewayRouter {
       mkdirSync(this.certDir, { mode: 0o700 });
       // One file name per port, all the same placeholder: HAProxy keys certificates by file name, so each port's can be swapped alone.
       for (const port of free) symlinkSync(placeholder, this.certFile(port));
+      writeFileSync(this.routesMap, free.map((p) => `${p} ${NO_ROUTE}\n`).join(''), { mode: 0o600 });
       started = await this.haproxy.start(
-        renderGatewayConfig({ host: this.opts.host, ports: free, threads: this.opts.threads, socket: this.haproxy.socket, certFile: (p) => this.certFile(p), runAs: haproxyUser() }),
+        renderGatewayConfig({
+          host: this.opts.host,
+          ports: free,
+          threads: this.opts.threads,
+          socket: this.haproxy.socket,
+          certFile: (p) => this.certFile(p),
+          routesMap: this.routesMap,
+          runAs: haproxyUser(),
+        }),
       );
       // Taken between the probe and HAProxy's bind: leave that one out too.
       const lost = /cannot bind socket.*:(\d+)\]/.exec(started)?.[1];
@@ -168,7 +179,11 @@ export class GatewayRouter {
       if (!/changed|no need to change/.test(addr)) throw new Error(addr.trim());
       if (route.tls) await this.loadCertificate(route.port, route.tls);
       const unexpected = (
-        await runtimeBatch(this.haproxy.socket, [`set server ${n.server} state ready`, `enable frontend ${route.tls ? n.tls : n.plain}`])
+        await runtimeBatch(this.haproxy.socket, [
+          `set map ${this.routesMap} ${route.port} ${route.id}`,
+          `set server ${n.server} state ready`,
+          `enable frontend ${route.tls ? n.tls : n.plain}`,
+        ])
       ).filter((a) => !/already enabled/.test(a));
       if (unexpected.some((a) => a.includes('Failed to resume frontend'))) {
         await this.takeDown(route.port);
@@ -211,6 +226,7 @@ export class GatewayRouter {
         await runtimeBatch(this.haproxy.socket, [
           `disable frontend ${n.plain}`,
           `disable frontend ${n.tls}`,
+          `set map ${this.routesMap} ${port} ${NO_ROUTE}`,
           `set server ${n.server} state maint`,
           `shutdown sessions server ${n.server}`,
         ])
@@ -226,6 +242,10 @@ export class GatewayRouter {
     // Still counted as applied, under a key no route has: the next apply takes it down again.
     this.applied.set(port, NOT_TAKEN_DOWN);
     this.opts.log?.('error', 'cannot take a gateway route down', { port, answer });
+  }
+
+  private get routesMap(): string {
+    return join(this.opts.dir, 'routes.map');
   }
 
   private certFile(port: number): string {

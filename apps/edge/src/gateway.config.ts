@@ -15,6 +15,8 @@ export interface GatewaySettings {
   socket: string;
   /** Each port's certificate file (a placeholder until a TLS route's certificate replaces it over the runtime API). */
   certFile: (port: number) => string;
+  /** Map file of each port's route id (`-` for none), kept current over the runtime API. */
+  routesMap: string;
   runAs?: { uid: number; gid: number } | null;
 }
 
@@ -30,8 +32,14 @@ export interface GatewaySettings {
  * The server starts in maintenance, at an address nobody listens on: a
  * connection accepted before the router pauses the unused ports (the first
  * moments after a start) is closed, never sent anywhere.
+ *
+ * A TLS connection notes its port's route when it is accepted and is
+ * dropped if the port has another route once its handshake is done: a
+ * client that verified one route's certificate is never handed to the
+ * next route's target (pausing a frontend and cutting its server's
+ * sessions leave a connection in its handshake alone).
  */
-export function renderGatewayConfig({ host, ports, threads, socket, certFile, runAs }: GatewaySettings): string {
+export function renderGatewayConfig({ host, ports, threads, socket, certFile, routesMap, runAs }: GatewaySettings): string {
   const sections = ports.map((port) => {
     const n = gatewayNames(port);
     return `frontend ${n.plain}
@@ -39,6 +47,9 @@ export function renderGatewayConfig({ host, ports, threads, socket, certFile, ru
   default_backend ${n.backend}
 frontend ${n.tls}
   bind ${host}:${port} ssl crt ${certFile(port)}
+  tcp-request connection set-var(sess.route) dst_port,map(${routesMap},-)
+  tcp-request session set-var(sess.now) dst_port,map(${routesMap},-)
+  tcp-request session reject unless { var(sess.route),strcmp(sess.now) eq 0 }
   default_backend ${n.backend}
 backend ${n.backend}
   server target 127.0.0.1:1 disabled
