@@ -1,4 +1,5 @@
 import { createTenant, DEMO_INSTANCE, HttpClient, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -175,6 +176,73 @@ describe('DNS proxy hosts through the edge', () => {
     expect(again.body.metadata).toMatchObject({ team: 'blue', tier: 'api' });
     const item = (await api.get('/v1/instances')).body.find((i: any) => i.id === web.id);
     expect(item.metadata).toMatchObject({ team: 'blue', tier: 'api', domains: expect.stringContaining('web-dns.localhost') });
+  });
+
+  describe('races', () => {
+    it('proxy hosts created side by side for one instance are all listed in its metadata', async () => {
+      const names = Array.from({ length: 8 }, (_, i) => `race-${i}-${randomUUID().slice(0, 8)}`);
+      const created = await Promise.all(names.map((domain) => cloud.post('/api/cloud/dns/create', { instanceId: second.id, forwardPort: 4000, domain })));
+      expect(created.map((r) => r.status)).toEqual(names.map(() => 201));
+      const domains = (await api.get(`/v1/instances/${second.id}`)).body.metadata.domains.split(',');
+      for (const name of names) expect(domains).toContain(`${name}.localhost`);
+      for (const r of created) await stack.http.delete(`/api/cloud/dns/proxy-hosts/${r.body.id}`);
+    });
+
+    /**
+     * Sends a request while a transaction holds the lock `lock` takes; once
+     * the request waits for it, runs `meanwhile` in that transaction and
+     * commits: the request then finds the world changed under it.
+     */
+    async function racing(lock: [string, unknown[]], send: () => Promise<{ status: number; body: any }>, meanwhile: [string, unknown[]]) {
+      const tx = db.createQueryRunner();
+      await tx.connect();
+      await tx.startTransaction();
+      try {
+        await tx.query(...lock);
+        const answer = send();
+        await waitFor('the request to wait for the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`))[0].n > 0, { timeoutMs: 5_000, intervalMs: 20 });
+        await tx.query(...meanwhile);
+        await tx.commitTransaction();
+        return await answer;
+      } finally {
+        if (tx.isTransactionActive) await tx.rollbackTransaction();
+        await tx.release();
+      }
+    }
+
+    /** An instance row of the owner's project with no process behind it: the test deletes it as the worker would. */
+    async function bareInstance(): Promise<string> {
+      const id = randomUUID();
+      await db.query(
+        `INSERT INTO instances (id, project_id, user_id, name, image_id, image_name, flavor_id, network_id, keypair_name, security_group_ids, port, address, status, metadata)
+         VALUES ($1, $2, $3, 'bare', 'plain', 'plain', 'f-small', 'private', 'default', '{}', 3000, $4, 'ACTIVE', '{}')`,
+        [id, owner.projectId, owner.userId, `127.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`],
+      );
+      return id;
+    }
+
+    it('an instance deleted while update-dns or a proxy host create waits for it: 404, not a 500', async () => {
+      const lock = (id: string): [string, unknown[]] => [`SELECT 1 FROM instances WHERE id = $1 FOR UPDATE`, [id]];
+      const remove = (id: string): [string, unknown[]] => [`DELETE FROM instances WHERE id = $1`, [id]];
+      const a = await bareInstance();
+      const meta = await racing(lock(a), () => cloud.post('/api/cloud/dns/update-dns', { instanceId: a, metadata: { k: 'v' } }), remove(a));
+      expect([meta.status, meta.body.error?.message]).toEqual([404, `instance ${a} not found`]);
+      const b = await bareInstance();
+      const host = await racing(lock(b), () => cloud.post('/api/cloud/dns/create', { instanceId: b, forwardPort: 3000 }), remove(b));
+      expect([host.status, host.body.error?.message]).toEqual([404, `instance ${b} not found`]);
+    });
+
+    it('a proxy host deleted while an update waits for it: 404, not a 500', async () => {
+      const created = await cloud.post('/api/cloud/dns/create', { instanceId: second.id, forwardPort: 4000 });
+      expect(created.status).toBe(201);
+      const id = created.body.id;
+      const put = await racing(
+        [`SELECT 1 FROM proxy_hosts WHERE id = $1 FOR UPDATE`, [id]],
+        () => stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${id}`, { updateData: { forwardPort: 3000 } }),
+        [`DELETE FROM proxy_hosts WHERE id = $1`, [id]],
+      );
+      expect([put.status, put.body.error?.message]).toEqual([404, `proxy host ${id} not found`]);
+    });
   });
 
   describe('refusals', () => {

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { AppConfig, Instance, isHostname, isUniqueViolation, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
+import { AppConfig, Instance, isForeignKeyViolation, isHostname, isUniqueViolation, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { findOwnedInstance, UUID } from '../instances/owned-instance';
@@ -29,9 +29,14 @@ export class DnsService {
     // The request's own faults (400) before what the lookup finds (404, 403).
     const hostname = dto.domain === undefined ? `${randomUUID()}.${this.config.DNS_DOMAIN_SUFFIX}` : this.hostname(dto.domain, 'domain');
     const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
-    return this.unique(hostname, () =>
-      this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, dto.forwardPort)),
-    );
+    try {
+      return await this.unique(hostname, () =>
+        this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, dto.forwardPort)),
+      );
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new NotFoundException(`instance ${instance.id} not found`); // deleted meanwhile
+      throw err;
+    }
   }
 
   /** Inside the caller's transaction (also used by instance create with `dname`). */
@@ -56,6 +61,7 @@ export class DnsService {
       `UPDATE instances SET metadata = metadata || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING metadata`,
       [instance.id, JSON.stringify(dto.metadata)],
     );
+    if (!rows.length) throw new NotFoundException(`instance ${instance.id} not found`); // deleted meanwhile
     return { instance_id: instance.id, metadata: rows[0].metadata };
   }
 
@@ -78,7 +84,8 @@ export class DnsService {
     const hostname = fields.domain === undefined ? row.hostname : this.hostname(fields.domain, 'updateData.domain');
     return this.unique(hostname, () =>
       this.dataSource.transaction(async (m) => {
-        await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: fields.forwardPort ?? row.forwardPort });
+        const updated = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: fields.forwardPort ?? row.forwardPort });
+        if (!updated.affected) throw new NotFoundException(`proxy host ${id} not found`); // deleted meanwhile
         await refreshInstanceDomains(m, row.instanceId);
         await notifyEdge(m, 'hosts');
         return m.getRepository(ProxyHost).findOneByOrFail({ id });

@@ -7,6 +7,11 @@ import { EntityManager } from 'typeorm';
  * the proxy hosts.
  */
 export async function refreshInstanceDomains(manager: EntityManager, instanceId: string): Promise<void> {
+  // The instance row first: a concurrent change of its proxy hosts waits here, and the UPDATE
+  // below then reads the list afresh. (Waiting in the UPDATE itself, it would rewrite the list
+  // from its older snapshot and drop the other's name.) NO KEY: proxy host inserts hold KEY
+  // SHARE locks on the row for their foreign key.
+  await manager.query(`SELECT 1 FROM instances WHERE id = $1 FOR NO KEY UPDATE`, [instanceId]);
   await manager.query(
     `UPDATE instances i SET updated_at = now(), metadata = CASE
        WHEN d.domains IS NULL THEN i.metadata - 'domains'
