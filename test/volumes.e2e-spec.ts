@@ -1,6 +1,7 @@
 import { Volume } from '@stratus/core';
 import { DEMO_INSTANCE, HttpClient, signTestToken, useSuite, waitFor, waitForInstance } from '@stratus/testing';
-import { existsSync, lstatSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const GIB = 1024 ** 3;
@@ -112,6 +113,30 @@ describe('volumes', () => {
     await waitStatus(volume.id, 'in-use');
     const inB = join(instancesDir, b.body.id, 'home', 'volumes', volume.id, 'hello.txt');
     expect(readFileSync(inB, 'utf8').trim()).toBe('written by a');
+  });
+
+  // Only meaningful when the worker is root and instances run as another user.
+  (process.getuid?.() === 0 ? it : it.skip)('an instance that made its volumes folder a link elsewhere gets nothing written there by the attach', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'stratus-not-the-instances-'));
+    chmodSync(elsewhere, 0o755);
+    try {
+      const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'lured', size: 1 })).body;
+      const user_data = `#!/bin/sh\nrm -rf volumes && ln -s ${elsewhere} volumes\nexit 0\n`;
+      const vm = (await s.api.post('/v1/instances', { name: 'lure', ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
+      await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
+      expect(lstatSync(join(instancesDir, vm.id, 'home', 'volumes')).isSymbolicLink()).toBe(true);
+
+      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id })).status).toBe(200);
+      const failed = await waitFor('the attach to fail', async () => {
+        const v = await listed(volume.id);
+        return v?.status === 'available' && v.status_reason ? v : undefined;
+      }, { timeoutMs: 15_000, intervalMs: 100 });
+      expect(failed.status_reason).toContain("the instance's home refused it");
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(statSync(elsewhere).uid).toBe(0);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('POST /v1/instances with volume creates and attaches one', async () => {

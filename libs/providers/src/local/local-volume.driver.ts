@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, closeSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DriverError } from '../driver-error';
@@ -73,20 +73,18 @@ export class LocalVolumeDriver implements VolumeDriver {
       await this.exec('mount', ['-o', 'loop,nosuid,nodev', join(this.dir(id), 'disk.img'), mnt]);
     }
     const home = join(control, 'home');
-    const volumes = join(home, 'volumes');
-    if (!existsSync(volumes)) {
-      mkdirSync(volumes, { mode: 0o755 });
-      if (this.opts.runAs.name) chownSync(volumes, this.opts.runAs.uid, this.opts.runAs.gid);
-    }
-    const link = join(home, volumeMountpoint(id));
-    if (!isSymlink(link)) symlinkSync(mnt, link);
+    // The home is the instance's to change (it may have made `volumes` a link to anywhere):
+    // the link is made as the instance's user, never by root following the instance's paths.
+    await this.asRunUser('mkdir', ['-p', '-m', '755', '--', join(home, 'volumes')]);
+    await this.asRunUser('ln', ['-sfn', '--', mnt, join(home, volumeMountpoint(id))]);
     return { mountpoint: volumeMountpoint(id) };
   }
 
   async detach(id: string, instanceId: string | null): Promise<void> {
     if (instanceId) {
-      const link = join(this.opts.instancesDir, instanceId, 'home', volumeMountpoint(id));
-      if (isSymlink(link)) unlinkSync(link);
+      const home = join(this.opts.instancesDir, instanceId, 'home');
+      // Gone with its instance's home: nothing to unlink.
+      if (existsSync(home)) await this.asRunUser('rm', ['-f', '--', join(home, volumeMountpoint(id))]);
     }
     await this.unmount(id);
   }
@@ -113,20 +111,26 @@ export class LocalVolumeDriver implements VolumeDriver {
     return join(this.opts.volumesDir, id);
   }
 
-  private async exec(cmd: string, args: string[]): Promise<void> {
+  /**
+   * A command inside an instance's home, with the rights the instance's own
+   * processes have. Refused, it is the instance's doing (its home is its
+   * own): not worth retrying.
+   */
+  private async asRunUser(cmd: string, args: string[]): Promise<void> {
+    const { name, uid, gid } = this.opts.runAs;
     try {
-      await run(cmd, args, { timeout: 60_000 });
+      await this.exec(cmd, args, name ? { uid, gid } : {});
+    } catch (err) {
+      throw new DriverError('invalid', `the instance's home refused it: ${err.message}`);
+    }
+  }
+
+  private async exec(cmd: string, args: string[], as: { uid?: number; gid?: number } = {}): Promise<void> {
+    try {
+      await run(cmd, args, { timeout: 60_000, ...as });
     } catch (err) {
       throw new DriverError('retryable', `${cmd} failed: ${String(err.stderr || err.message).trim().slice(0, 300)}`);
     }
-  }
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 
