@@ -1,4 +1,6 @@
 import { Volume } from '@stratus/core';
+import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
+import { Queue } from 'bullmq';
 import { DEMO_INSTANCE, HttpClient, signTestToken, useSuite, waitFor, waitForInstance } from '@stratus/testing';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -256,5 +258,33 @@ describe('volumes', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.message).toContain('volume.size: must not be greater than 1024');
     });
+  });
+});
+
+describe('a volume created with an instance that waits for a worker', () => {
+  // One instance job at a time: the second instance's build waits while the first boots.
+  const s = useSuite({ WORKER_CONCURRENCY: '1' });
+
+  it('is attached once the instance is built, without spending the attach job\'s attempts on the wait', async () => {
+    const blocker = await s.api.post('/v1/instances', { name: 'slow-boot', ...DEMO_INSTANCE, image_id: 'plain', user_data: '#!/bin/sh\nsleep 8\n' });
+    const waiting = await s.api.post('/v1/instances', { name: 'queued', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'queued-data', size: 1 } });
+    expect([blocker.status, waiting.status]).toEqual([202, 202]);
+    const cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
+    const volumeOf = async () => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.description === `created with instance ${waiting.body.id}`);
+    await waitForInstance(s.api, waiting.body.id);
+    const volume = await waitFor('the volume to be in use', async () => {
+      const v = await volumeOf();
+      return v?.status === 'in-use' ? v : undefined;
+    }, { timeoutMs: 15_000, intervalMs: 100 });
+    expect(volume.attachments).toEqual([expect.objectContaining({ instance_id: waiting.body.id })]);
+    const [{ generation }] = await s.db.query(`SELECT generation FROM volumes WHERE id = $1`, [volume.id]);
+    const queue = new Queue(QUEUES.volumes, { connection: redisConnection(s.stack.env.REDIS_URL), prefix: s.stack.env.QUEUE_PREFIX });
+    try {
+      const job = await queue.getJob(resourceJobId('volume.attach', volume.id, generation));
+      // It waited about eight seconds: spending attempts on that (1, 2, 4 s apart) would have made four.
+      expect(job!.attemptsMade).toBeLessThanOrEqual(1);
+    } finally {
+      await queue.close();
+    }
   });
 });

@@ -1,13 +1,19 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import { compareAndSet, Instance, Volume, VOLUME_CAS } from '@stratus/core';
-import { VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
+import { DriverError, VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { OutboxService, QUEUES, resourceJob } from '@stratus/queue';
-import { Job } from 'bullmq';
+import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+
+/** How often an attach looks again at an instance still being built. */
+const BUILD_WAIT_MS = 1_000;
+
+/** The attach's instance is still being built: the job waits for it. */
+class InstanceBuilding extends Error {}
 
 /** Makes volumes real on the volume driver: create, attach, detach, delete, one job per change. */
 @Processor(QUEUES.volumes, { ...INSTANCE_WORKER_OPTIONS, concurrency: 8 })
@@ -30,8 +36,15 @@ export class VolumesProcessor extends WorkerHost {
     assertHandlers(QUEUES.volumes, this.handlers);
   }
 
-  process(job: Job): Promise<unknown> {
-    return runHandler(this.handlers, job);
+  async process(job: Job, token?: string): Promise<unknown> {
+    try {
+      return await runHandler(this.handlers, job);
+    } catch (err) {
+      if (!(err instanceof InstanceBuilding) || !token) throw err;
+      // BullMQ's way to wait without spending an attempt: the job is delayed and comes back.
+      await job.moveToDelayed(Date.now() + BUILD_WAIT_MS, token);
+      throw new DelayedError();
+    }
   }
 
   /** Attempts exhausted on a retryable error. */
@@ -73,7 +86,13 @@ export class VolumesProcessor extends WorkerHost {
       return;
     }
     await withDriverErrors(
-      () => this.driver.attach(id, row.instanceId!),
+      () =>
+        this.driver.attach(id, row.instanceId!).catch((err) => {
+          // Its home is laid out when it first boots, however long it waits for a worker: until
+          // then the attach waits too (its attempts would run out in about two minutes).
+          if (instance.status === 'BUILD' && err instanceof DriverError && !err.terminal) throw new InstanceBuilding(err.message);
+          throw err;
+        }),
       (reason) => this.attachFailed(id, generation, reason),
     );
     await this.cas(id, 'attaching', 'in-use', generation, { status_reason: null, attached_at: new Date() });
