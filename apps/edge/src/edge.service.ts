@@ -69,8 +69,8 @@ export class EdgeService {
   private async connect(): Promise<void> {
     if (this.connecting || this.stopping) return;
     this.connecting = true;
+    const db = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'stratus-edge' });
     try {
-      const db = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'stratus-edge' });
       db.on('error', (err) => this.lost(db, err));
       db.on('end', () => this.lost(db, new Error('connection ended')));
       await db.connect();
@@ -80,6 +80,8 @@ export class EdgeService {
       this.log('info', 'edge connected to PostgreSQL');
       await this.reload();
     } catch (err) {
+      // Connected but LISTEN refused, say: this client goes; the next attempt makes its own.
+      if (this.db !== db) db.end().catch(() => undefined);
       this.log('warn', 'PostgreSQL unreachable; serving the last known state', { err: String(err) });
       setTimeout(() => this.connect(), 1_000).unref();
     } finally {

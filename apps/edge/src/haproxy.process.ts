@@ -21,6 +21,16 @@ export interface HaproxyProcessOptions {
 }
 
 const BINARIES = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
+
+/**
+ * HAProxy processes still running when the edge exits without having
+ * stopped them (its stop timed out, or it failed) go with it: in their own
+ * process group, nothing else would stop them before the next edge starts.
+ */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 const START_TIMEOUT_MS = 15_000;
 /** Unix socket paths are limited to 108 bytes. */
 const SOCKET_PATH_MAX = 100;
@@ -95,6 +105,8 @@ export class HaproxyProcess {
       this.opts.log?.('error', 'haproxy exited', { haproxy: this.opts.name, code, signal });
       this.opts.onCrash?.();
     });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     if (child.pid !== undefined) writeFileSync(this.pidFile, `${child.pid}\n`);
     this.child = child;
     this.state = 'starting';
