@@ -35,7 +35,13 @@ export class VolumesReconciler {
        WHERE v.status = 'in-use' AND (i.id IS NULL OR i.status = 'DELETING')`,
     );
     for (const o of orphans) {
-      await this.driver.detach(o.id, o.instance_id);
+      try {
+        await this.driver.detach(o.id, o.instance_id);
+      } catch (err) {
+        // Tried again at the next sweep; the other volumes, and the lost jobs below, are not held up.
+        this.logger.error({ volume: o.id, instance: o.instance_id, err: String(err) }, 'cannot release the attachment of a deleted instance');
+        continue;
+      }
       const released = await compareAndSet(this.dataSource.manager, VOLUME_CAS, o.id, 'in-use', 'available', o.generation, {
         instance_id: null,
         attachment_id: null,
