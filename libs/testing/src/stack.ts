@@ -3,6 +3,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { HttpClient } from './http-client';
 import { REPO_ROOT, testEnv } from './test-env';
 import { waitFor } from './wait';
@@ -82,11 +83,19 @@ export class TestStack {
         timeoutMs: 30_000,
       });
     } else if (service === 'edge') {
-      // Up once it has applied what PostgreSQL holds: both HAProxy processes serve by then.
-      const started = saw(child, 'edge started');
-      await waitFor('the edge to start', () => child.exitCode === null && started(), {
-        timeoutMs: 15_000,
-      });
+      // Up once it has applied what PostgreSQL holds (both HAProxy processes serve by then) and
+      // reported so there: its heartbeat row, which it writes whatever LOG_LEVEL lets it print.
+      const db = new Client({ connectionString: this.env.DATABASE_URL });
+      await db.connect();
+      try {
+        await waitFor(
+          'the edge to start',
+          async () => child.exitCode === null && (await db.query('SELECT 1 FROM edge_nodes WHERE pid = $1', [child.pid])).rowCount === 1,
+          { timeoutMs: 15_000 },
+        );
+      } finally {
+        await db.end();
+      }
     } else {
       this.workerStarted = saw(child, 'worker started');
       await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
