@@ -55,7 +55,13 @@ export class TestStack {
 
   static async start(overrides: Record<string, string> = {}, services: Service[] = ['api', 'worker']): Promise<TestStack> {
     const stack = new TestStack(testEnv({ API_PORT: String(await freePort()), EDGE_HTTP_PORT: String(await freePort()), ...overrides }));
-    for (const s of services) await stack.startService(s);
+    try {
+      for (const s of services) await stack.startService(s);
+    } catch (err) {
+      // Nobody else holds the stack yet to stop what did start.
+      await stack.stop();
+      throw err;
+    }
     return stack;
   }
 
