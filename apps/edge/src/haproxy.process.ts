@@ -28,8 +28,8 @@ const BINARIES = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
  * would stop them before the next edge starts.
  */
 const running = new Set<ChildProcess>();
-/** HAProxy's dump of every server's state on SIGHUP (a closed terminal): a line per port, not news. */
-const SIGHUP_DUMP = /SIGHUP: (Server|Proxy) /;
+/** HAProxy's dump of every server's state on SIGHUP (a closed terminal): a line per port, and its announcement; not news. */
+const SIGHUP_DUMP = /SIGHUP( received|: (Server|Proxy) )/;
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
