@@ -86,7 +86,11 @@ export class VolumesService {
     if (row.status !== 'available' && row.status !== 'error') {
       throw new ConflictException(`volume ${id} is ${row.status}: only an available or errored volume can be deleted${row.status === 'in-use' ? '; detach it first' : ''}`);
     }
-    await this.move(row, 'deleting', 'volume.delete');
+    if (await this.transition(row, 'deleting', 'volume.delete')) return;
+    // Lost to a change beside it: to a delete (gone, or deleting) it is the same outcome a repeat gets.
+    const now = await this.dataSource.getRepository(Volume).findOneBy({ id });
+    if (!now || now.status === 'deleting') return;
+    throw new ConflictException(`volume ${id} changed meanwhile; try again`);
   }
 
   async attach(dto: AttachVolumeDto, principal: Principal): Promise<Volume> {
@@ -113,19 +117,26 @@ export class VolumesService {
   }
 
   /** One compare-and-set plus its job; a concurrent change answers 409 rather than acting on stale state. */
-  private async move(
+  /** The volume after `transition`; a change beside it since it was read is a 409. */
+  private async move(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach', patch: Record<string, unknown> = {}): Promise<Volume> {
+    if (!(await this.transition(row, to, job, patch))) throw new ConflictException(`volume ${row.id} changed meanwhile; try again`);
+    return this.dataSource.getRepository(Volume).findOneByOrFail({ id: row.id });
+  }
+
+  /** Moves the row from the state it was read in and sends the job that acts on it; false if it changed meanwhile. */
+  private async transition(
     row: Volume,
     to: VolumeStatus,
     job: 'volume.attach' | 'volume.detach' | 'volume.delete',
     patch: Record<string, unknown> = {},
-  ): Promise<Volume> {
+  ): Promise<boolean> {
     const next = row.generation + 1;
     const entry = await this.dataSource.transaction(async (m) => {
       const moved = await compareAndSet(m, VOLUME_CAS, row.id, row.status, to, row.generation, { generation: next, ...patch });
       return moved ? this.outbox.write(m, resourceJob(job, row.id, { volumeId: row.id, generation: next })) : null;
     });
-    if (!entry) throw new ConflictException(`volume ${row.id} changed meanwhile; try again`);
+    if (!entry) return false;
     await this.outbox.dispatch([entry]);
-    return this.dataSource.getRepository(Volume).findOneByOrFail({ id: row.id });
+    return true;
   }
 }
