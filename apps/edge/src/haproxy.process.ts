@@ -21,6 +21,11 @@ export interface HaproxyProcessOptions {
 }
 
 const BINARIES = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
+const START_TIMEOUT_MS = 15_000;
+/** Unix socket paths are limited to 108 bytes. */
+const SOCKET_PATH_MAX = 100;
+/** HAProxy's dump of every server's state on SIGHUP (a closed terminal): a line per port, and its announcement; not news. */
+const SIGHUP_DUMP = /SIGHUP( received|: (Server|Proxy) )/;
 
 /**
  * HAProxy processes still running when the edge exits without having
@@ -28,14 +33,9 @@ const BINARIES = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy'];
  * would stop them before the next edge starts.
  */
 const running = new Set<ChildProcess>();
-/** HAProxy's dump of every server's state on SIGHUP (a closed terminal): a line per port, and its announcement; not news. */
-const SIGHUP_DUMP = /SIGHUP( received|: (Server|Proxy) )/;
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
-const START_TIMEOUT_MS = 15_000;
-/** Unix socket paths are limited to 108 bytes. */
-const SOCKET_PATH_MAX = 100;
 
 /**
  * One HAProxy process the edge runs: started from a configuration the owner
