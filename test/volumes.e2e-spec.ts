@@ -141,6 +141,22 @@ describe('volumes', () => {
     }
   });
 
+  it('detaches from an instance that made its volumes folder read-only', async () => {
+    const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'locked-in', size: 1 })).body;
+    const user_data = `#!/bin/sh\n( while [ ! -e "volumes/${volume.id}" ]; do sleep 0.1; done; chmod 555 volumes; touch locked ) > /dev/null 2>&1 &\nexit 0\n`;
+    const vm = (await s.api.post('/v1/instances', { name: 'locker', ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
+    await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
+    const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id });
+    await waitStatus(volume.id, 'in-use');
+    const home = join(instancesDir, vm.id, 'home');
+    await waitFor('the instance to lock its volumes folder', () => existsSync(join(home, 'locked')), { timeoutMs: 10_000 });
+
+    expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(200);
+    const detached = await waitStatus(volume.id, 'available', 15_000);
+    expect(detached.status_reason).toBeNull();
+    expect(() => lstatSync(join(home, 'volumes', volume.id))).toThrow();
+  });
+
   it('POST /v1/instances with volume creates and attaches one', async () => {
     const created = await s.api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
     expect(created.status).toBe(202);

@@ -55,6 +55,7 @@ export class VolumesProcessor extends WorkerHost {
     const reason = `${job.name} failed after ${job.attemptsMade} attempts: ${err.message}`;
     if (job.name === 'volume.create') await this.cas(volumeId, 'creating', 'error', generation, { status_reason: reason });
     if (job.name === 'volume.attach') await this.attachFailed(volumeId, generation, reason);
+    if (job.name === 'volume.detach') await this.detachFailed(volumeId, generation, reason);
   }
 
   private async create(id: string, generation: number): Promise<void> {
@@ -101,8 +102,11 @@ export class VolumesProcessor extends WorkerHost {
   private async detach(id: string, generation: number): Promise<void> {
     const row = await this.load(id);
     if (!row || row.status !== 'detaching' || row.generation !== generation) return;
-    await this.driver.detach(id, row.instanceId);
-    await this.cas(id, 'detaching', 'available', generation, { instance_id: null, attachment_id: null, attached_at: null });
+    await withDriverErrors(
+      () => this.driver.detach(id, row.instanceId),
+      (reason) => this.detachFailed(id, generation, reason),
+    );
+    await this.cas(id, 'detaching', 'available', generation, { instance_id: null, attachment_id: null, attached_at: null, status_reason: null });
   }
 
   private async delete(id: string, generation: number): Promise<void> {
@@ -111,6 +115,11 @@ export class VolumesProcessor extends WorkerHost {
     await this.driver.delete(id);
     await this.dataSource.getRepository(Volume).delete({ id, status: 'deleting' });
     this.logger.log({ volume: id }, 'volume deleted');
+  }
+
+  /** Still attached (the instance keeps its link to it): back to in-use, with the reason, to be detached again. */
+  private detachFailed(id: string, generation: number, reason: string) {
+    return this.cas(id, 'detaching', 'in-use', generation, { status_reason: `detach failed: ${reason}` });
   }
 
   /** The volume is fine, just not attached: back to available, with the reason. */

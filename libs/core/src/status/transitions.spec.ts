@@ -46,6 +46,7 @@ describe('volume status transitions', () => {
     ['in-use', 'detaching'],
     ['in-use', 'available'],
     ['detaching', 'available'],
+    ['detaching', 'in-use'],
     ['error', 'deleting'],
   ];
   const volumeTable = VOLUME_STATUSES.flatMap((from) =>

@@ -46,7 +46,8 @@ export class IllegalTransitionError extends Error {
 /**
  * Volumes, in Cinder's vocabulary. `attaching` and `detaching` are the
  * moments the provider is changing the attachment; a failed attach falls
- * back to `available` (the volume is fine, it is just not attached).
+ * back to `available` (the volume is fine, it is just not attached), a
+ * failed detach back to `in-use` (the instance still reaches it).
  */
 export const VOLUME_STATUSES = ['creating', 'available', 'attaching', 'in-use', 'detaching', 'deleting', 'error'] as const;
 export type VolumeStatus = (typeof VOLUME_STATUSES)[number];
@@ -58,7 +59,7 @@ export const VOLUME_TRANSITIONS: Transitions<VolumeStatus> = {
   attaching: ['in-use', 'available'],
   // An instance that is gone takes its attachment with it: in-use -> available directly.
   'in-use': ['detaching', 'available'],
-  detaching: ['available'],
+  detaching: ['available', 'in-use'],
   error: ['deleting'],
   // The row is removed when the provider has deleted the file.
   deleting: [],

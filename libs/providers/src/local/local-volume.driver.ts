@@ -83,8 +83,11 @@ export class LocalVolumeDriver implements VolumeDriver {
   async detach(id: string, instanceId: string | null): Promise<void> {
     if (instanceId) {
       const home = join(this.opts.instancesDir, instanceId, 'home');
-      // Gone with its instance's home: nothing to unlink.
-      if (existsSync(home)) await this.asRunUser('rm', ['-f', '--', join(home, volumeMountpoint(id))]);
+      // Gone with its instance's home: nothing to unlink. Whatever the instance made of its
+      // `volumes` folder (read-only, say), its own user can undo; rm does not follow the link.
+      if (existsSync(home)) {
+        await this.asRunUser('sh', ['-c', 'chmod u+w -- "$1" 2>/dev/null; rm -rf -- "$2"', 'sh', join(home, 'volumes'), join(home, volumeMountpoint(id))]);
+      }
     }
     await this.unmount(id);
   }
