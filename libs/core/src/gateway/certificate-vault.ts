@@ -43,7 +43,7 @@ export class CertificateVault {
 /** OpenSSL's default security level (2, as Debian ships it) refuses smaller RSA keys: HAProxy could not load the certificate. */
 const RSA_MIN_BITS = 2048;
 
-/** The CERTIFICATE blocks of a PEM text, in order, one per line group; anything else in it (keys, parameters) left out. */
+/** The CERTIFICATE blocks of a PEM text, in order, joined by newlines; anything else in it (keys, parameters) left out. */
 export function certificateBlocks(pem: string): string {
   return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? []).join('\n');
 }
