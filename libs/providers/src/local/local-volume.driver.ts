@@ -72,39 +72,55 @@ export class LocalVolumeDriver implements VolumeDriver {
     if (this.loop && !isMountpoint(mnt)) {
       await this.exec('mount', ['-o', 'loop,nosuid,nodev', join(this.dir(id), 'disk.img'), mnt]);
     }
-    const home = join(control, 'home');
-    // The home is the instance's to change (it may have made `volumes` a link to anywhere):
-    // the link is made as the instance's user, never by root following the instance's paths.
-    await this.asRunUser('mkdir', ['-p', '-m', '755', '--', join(home, 'volumes')]);
-    await this.asRunUser('ln', ['-sfn', '--', mnt, join(home, volumeMountpoint(id))]);
+    await this.link(id, join(control, 'home'));
     return { mountpoint: volumeMountpoint(id) };
   }
 
   async detach(id: string, instanceId: string | null): Promise<void> {
-    if (instanceId) {
-      const home = join(this.opts.instancesDir, instanceId, 'home');
-      // Gone with its instance's home: nothing to unlink. Whatever the instance made of its
-      // `volumes` folder (read-only, say), its own user can undo; rm does not follow the link.
-      if (existsSync(home)) {
-        await this.asRunUser('sh', ['-c', 'chmod u+w -- "$1" 2>/dev/null; rm -rf -- "$2"', 'sh', join(home, 'volumes'), join(home, volumeMountpoint(id))]);
-      }
+    const home = instanceId ? join(this.opts.instancesDir, instanceId, 'home') : null;
+    // Gone with its instance's home: nothing to unlink, and nothing left to hold the volume.
+    if (!home || !existsSync(home)) return this.unmount(id, 'lazily');
+    // Whatever the instance made of its `volumes` folder (read-only, say), its own user can
+    // undo; rm does not follow the link.
+    await this.asRunUser('sh', ['-c', 'chmod u+w -- "$1" 2>/dev/null; rm -rf -- "$2"', 'sh', join(home, 'volumes'), join(home, volumeMountpoint(id))]);
+    try {
+      await this.unmount(id, 'or refuse');
+    } catch (err) {
+      // Busy: the instance keeps the volume, link and all, as before the detach.
+      await this.link(id, home).catch(() => undefined);
+      throw err;
     }
-    await this.unmount(id);
   }
 
   async delete(id: string): Promise<void> {
-    await this.unmount(id);
+    await this.unmount(id, 'lazily');
     rmSync(this.dir(id), { recursive: true, force: true });
   }
 
-  private async unmount(id: string): Promise<void> {
+  /** `volumes/<id>` in the instance's home, a link to the volume's mount. */
+  private async link(id: string, home: string): Promise<void> {
+    // The home is the instance's to change (it may have made `volumes` a link to anywhere):
+    // the link is made as the instance's user, never by root following the instance's paths.
+    await this.asRunUser('mkdir', ['-p', '-m', '755', '--', join(home, 'volumes')]);
+    await this.asRunUser('ln', ['-sfn', '--', join(this.dir(id), 'mnt'), join(home, volumeMountpoint(id))]);
+  }
+
+  /**
+   * When a process still has a file open on the volume: `lazily` detaches
+   * the mount from the tree now and the kernel finishes when the last file
+   * closes (its instance is gone); `or refuse` leaves it mounted and says
+   * so (its instance runs: it would keep writing to a volume attached
+   * elsewhere next).
+   */
+  private async unmount(id: string, busy: 'lazily' | 'or refuse'): Promise<void> {
     const mnt = join(this.dir(id), 'mnt');
     if (!this.loop || !isMountpoint(mnt)) return;
     try {
       await this.exec('umount', [mnt]);
     } catch {
-      // Still busy (a process of the old instance holds a file): detach it from
-      // the tree now; the kernel finishes when the last file closes.
+      if (busy === 'or refuse') {
+        throw new DriverError('invalid', `volume ${id} is busy: a process of its instance has a file open on it; close it (or stop the process) and detach again`);
+      }
       await this.exec('umount', ['-l', mnt]);
     }
   }
