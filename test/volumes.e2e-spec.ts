@@ -141,45 +141,47 @@ describe('volumes', () => {
     }
   });
 
-  // Loop-mounted volumes only (root, with loop devices): a plain folder has no mount to be busy.
-  (process.getuid?.() === 0 && existsSync('/dev/loop-control') ? it : it.skip)('refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all', async () => {
-    const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'held', size: 1 })).body;
-    const user_data = `#!/bin/sh\n( while [ ! -d "volumes/${volume.id}" ]; do sleep 0.1; done; exec 3>>"volumes/${volume.id}/held"; touch holding; exec sleep 100000 ) > /dev/null 2>&1 &\nexit 0\n`;
-    const vm = (await s.api.post('/v1/instances', { name: 'holder', ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
+  /**
+   * A volume attached to a plain instance whose user_data, once the volume
+   * shows in its home, runs `then` in the background and leaves `done` in
+   * its home when it has; the test waits for that mark.
+   */
+  async function attachedWhile(name: string, then: (volumeId: string) => string) {
+    const volume = (await cloud.post('/api/cloud/volumes/create', { name, size: 1 })).body;
+    const user_data = `#!/bin/sh\n( while [ ! -d "volumes/${volume.id}" ]; do sleep 0.1; done; ${then(volume.id)} ) > /dev/null 2>&1 &\nexit 0\n`;
+    const vm = (await s.api.post('/v1/instances', { name, ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
     await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
     const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id });
     await waitStatus(volume.id, 'in-use');
     const home = join(instancesDir, vm.id, 'home');
-    await waitFor('the instance to hold a file on the volume', () => existsSync(join(home, 'holding')), { timeoutMs: 10_000 });
+    await waitFor(`${name} to have done its part`, () => existsSync(join(home, 'done')), { timeoutMs: 10_000 });
+    const detach = () => cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id });
+    return { volume, vm, attachmentId: attached.body.attachment_id as string, link: join(home, 'volumes', volume.id), detach };
+  }
 
-    expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(200);
+  // Loop-mounted volumes only (root, with loop devices): a plain folder has no mount to be busy.
+  (process.getuid?.() === 0 && existsSync('/dev/loop-control') ? it : it.skip)('refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all', async () => {
+    const { volume, vm, attachmentId, link, detach } = await attachedWhile('holder', (id) => `exec 3>>"volumes/${id}/held"; touch done; exec sleep 100000`);
+    expect((await detach()).status).toBe(200);
     const refused = await waitFor('the detach to be refused', async () => {
       const v = await listed(volume.id);
       return v?.status === 'in-use' && v.status_reason ? v : undefined;
     }, { timeoutMs: 15_000, intervalMs: 100 });
     expect(refused.status_reason).toContain('is busy: a process of its instance has a file open on it');
-    expect(refused.attachments).toEqual([expect.objectContaining({ attachment_id: attached.body.attachment_id, instance_id: vm.id })]);
-    expect(lstatSync(join(home, 'volumes', volume.id)).isSymbolicLink()).toBe(true);
-    expect(existsSync(join(home, 'volumes', volume.id, 'held'))).toBe(true);
+    expect(refused.attachments).toEqual([expect.objectContaining({ attachment_id: attachmentId, instance_id: vm.id })]);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(link, 'held'))).toBe(true);
     // Its instance deleted, the volume is released all the same.
     expect((await s.api.delete(`/v1/instances/${vm.id}`)).status).toBe(204);
     await waitStatus(volume.id, 'available', 30_000);
   });
 
   it('detaches from an instance that made its volumes folder read-only', async () => {
-    const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'locked-in', size: 1 })).body;
-    const user_data = `#!/bin/sh\n( while [ ! -e "volumes/${volume.id}" ]; do sleep 0.1; done; chmod 555 volumes; touch locked ) > /dev/null 2>&1 &\nexit 0\n`;
-    const vm = (await s.api.post('/v1/instances', { name: 'locker', ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
-    await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
-    const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id });
-    await waitStatus(volume.id, 'in-use');
-    const home = join(instancesDir, vm.id, 'home');
-    await waitFor('the instance to lock its volumes folder', () => existsSync(join(home, 'locked')), { timeoutMs: 10_000 });
-
-    expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(200);
+    const { volume, link, detach } = await attachedWhile('locker', () => 'chmod 555 volumes; touch done');
+    expect((await detach()).status).toBe(200);
     const detached = await waitStatus(volume.id, 'available', 15_000);
     expect(detached.status_reason).toBeNull();
-    expect(() => lstatSync(join(home, 'volumes', volume.id))).toThrow();
+    expect(() => lstatSync(link)).toThrow();
   });
 
   it('POST /v1/instances with volume creates and attaches one', async () => {
