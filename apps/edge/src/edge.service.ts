@@ -191,9 +191,9 @@ export class EdgeService {
 
   private async heartbeat(): Promise<void> {
     await this.db?.query(
-      `INSERT INTO edge_nodes (name, pid, workers, http_bound, gateway_bound, ports_taken, started_at, heartbeat_at)
+      `INSERT INTO edge_nodes (name, pid, threads, http_bound, gateway_bound, ports_taken, started_at, heartbeat_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-       ON CONFLICT (name) DO UPDATE SET pid = $2, workers = $3, http_bound = $4, gateway_bound = $5, ports_taken = $6, heartbeat_at = now()`,
+       ON CONFLICT (name) DO UPDATE SET pid = $2, threads = $3, http_bound = $4, gateway_bound = $5, ports_taken = $6, heartbeat_at = now()`,
       [this.name, process.pid, this.threads, this.router.status === 'ok', this.gateway.status === 'ok', this.gateway.portsTaken, this.startedAt],
     );
   }

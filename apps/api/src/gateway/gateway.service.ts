@@ -135,7 +135,7 @@ export class GatewayService {
     return {
       status,
       edge: node
-        ? { name: node.name, threads: node.workers, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
+        ? { name: node.name, threads: node.threads, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
         : null,
       listeners: {
         expected: routes.length,

@@ -11,7 +11,7 @@ export class EdgeNode {
 
   /** Threads of each of its HAProxy processes. */
   @Column({ type: 'int' })
-  workers: number;
+  threads: number;
 
   @Column({ name: 'http_bound', type: 'boolean' })
   httpBound: boolean;
