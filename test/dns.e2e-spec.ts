@@ -1,4 +1,4 @@
-import { createTenant, DEMO_INSTANCE, HttpClient, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
+import { createTenant, DEMO_INSTANCE, HttpClient, saveBareInstance, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
@@ -210,16 +210,7 @@ describe('DNS proxy hosts through the edge', () => {
       }
     }
 
-    /** An instance row of the owner's project with no process behind it: the test deletes it as the worker would. */
-    async function bareInstance(): Promise<string> {
-      const id = randomUUID();
-      await db.query(
-        `INSERT INTO instances (id, project_id, user_id, name, image_id, image_name, flavor_id, network_id, keypair_name, security_group_ids, port, address, status, metadata)
-         VALUES ($1, $2, $3, 'bare', 'plain', 'plain', 'f-small', 'private', 'default', '{}', 3000, $4, 'ACTIVE', '{}')`,
-        [id, owner.projectId, owner.userId, `127.99.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`],
-      );
-      return id;
-    }
+    const bareInstance = async () => (await saveBareInstance(db, { projectId: owner.projectId, userId: owner.userId })).id;
 
     it('an instance deleted while update-dns or a proxy host create waits for it: 404, not a 500', async () => {
       const lock = (id: string): [string, unknown[]] => [`SELECT 1 FROM instances WHERE id = $1 FOR UPDATE`, [id]];

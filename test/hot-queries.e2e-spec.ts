@@ -1,5 +1,5 @@
 import { AddressLease, compareAndSet, DATABASE_CAS, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup, withFreeAddress } from '@stratus/core';
-import { createTenant, testDataSource } from '@stratus/testing';
+import { createTenant, saveBareInstance, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 
@@ -62,24 +62,14 @@ describe('hot queries', () => {
   });
 
   it('reads an instance, its jsonb metadata included, as findOneBy does', async () => {
-    const row = await db.getRepository(Instance).save({
+    const row = await saveBareInstance(db, {
       projectId,
       userId: 'hot-reader',
       name: 'hot',
-      imageId: 'plain',
-      imageName: 'plain',
-      flavorId: 'm1.small',
-      networkId: 'net-private',
-      keypairName: 'default',
       securityGroupIds: ['sg-1'],
-      port: 3000,
-      dname: null,
       userData: 'echo hi',
-      address: '127.99.1.8',
       status: 'BUILD',
-      statusReason: null,
       metadata: { resourceLimits: 'enforced', domains: 'hot.localhost' },
-      generation: 1,
       buildDeadline: new Date(Date.now() + 60_000),
     });
     await expectSameAsTypeorm(Instance, { id: row.id });

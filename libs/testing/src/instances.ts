@@ -1,3 +1,5 @@
+import { Instance } from '@stratus/core';
+import { DataSource } from 'typeorm';
 import { HttpClient } from './http-client';
 import { waitFor } from './wait';
 
@@ -24,4 +26,30 @@ export async function waitForInstance(
     },
     { timeoutMs, intervalMs: 200 },
   );
+}
+
+/**
+ * An instance row with no process behind it (no worker made it), on an
+ * address outside the test pools: for tests about the row alone, which may
+ * change or delete it as the worker would.
+ */
+export function saveBareInstance(db: DataSource, fields: Partial<Instance> & Pick<Instance, 'projectId' | 'userId'>): Promise<Instance> {
+  const octet = () => 1 + Math.floor(Math.random() * 250);
+  return db.getRepository(Instance).save({
+    name: 'bare',
+    imageId: 'plain',
+    imageName: 'plain',
+    flavorId: 'm1.small',
+    networkId: 'private',
+    keypairName: 'default',
+    securityGroupIds: [],
+    port: 3000,
+    dname: null,
+    userData: null,
+    address: `127.99.${octet()}.${octet()}`,
+    status: 'ACTIVE',
+    statusReason: null,
+    metadata: {},
+    ...fields,
+  });
 }
