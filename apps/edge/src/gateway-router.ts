@@ -194,7 +194,7 @@ export class GatewayRouter {
       return 'ok';
     } catch (err) {
       // Back to paused, whatever part was done.
-      await this.takeDown(route.port).catch(() => undefined);
+      await this.takeDown(route.port);
       return `haproxy: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
@@ -217,7 +217,11 @@ export class GatewayRouter {
     }
   }
 
-  /** Pauses the port (connections refused from now on) and cuts the connections its route had open. */
+  /**
+   * Pauses the port (connections refused from now on) and cuts the
+   * connections its route had open. Never throws: a failure is logged and
+   * the port marked to be taken down again at the next apply.
+   */
   private async takeDown(port: number): Promise<void> {
     const n = gatewayNames(port);
     let answer: string;
