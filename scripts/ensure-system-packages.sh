@@ -11,11 +11,12 @@
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
 #   haproxy                  the edge's data plane: gateway routes and proxy hosts
 #   openssl                  the gateway's placeholder certificate for ports without a TLS route
+#   nftables                 the local provider's packet filter: security groups and the instance boundary
 #
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
 
-PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy openssl"
+PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy openssl nftables"
 
 [ "${STRATUS_SKIP_SYSTEM_PACKAGES:-}" = "1" ] && exit 0
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }
