@@ -13,3 +13,4 @@ export { buildTemplate } from './local/databases/postgres.engine';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
 export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter } from './local/cgroups';
+export { shadowedByWildcard, tcpListeners } from './local/listeners';
