@@ -1,4 +1,4 @@
-import { DB_PLACEMENT, DEMO_INSTANCE, HttpClient, saveBareInstance, useSuite, waitFor, waitForInstance } from '@stratus/testing';
+import { DB_PLACEMENT, DEMO_INSTANCE, HttpClient, saveBareInstance, useSuite, waitFor, waitForDatabaseGone, waitForInstance } from '@stratus/testing';
 import { AddressInfo, connect, createServer, Server } from 'node:net';
 
 /** Whether a TCP connection to 127.0.0.1:port reaches the instance behind a route (demo-web names itself). */
@@ -11,6 +11,14 @@ function routeServes(port: number, instanceId: string): Promise<boolean> {
     socket.on('data', (d) => (text += d));
     socket.on('close', () => resolve(text.includes(instanceId)));
     socket.on('error', () => resolve(false));
+  });
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
   });
 }
 
@@ -30,6 +38,7 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
   let volume: any;
   let proxyHost: any;
   let cacheAddress: string;
+  let cacheId: number;
 
   const snapshot = async () => ({
     volume: (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id),
@@ -49,6 +58,7 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     expect(created.status).toBe(202);
     const cache = await s.api.post('/v1/cache', { name: 'a-cache', ...DB_PLACEMENT });
     expect(cache.status).toBe(202);
+    cacheId = cache.body.id;
     [{ address: cacheAddress }] = await s.db.query('SELECT host(address) AS address FROM managed_databases WHERE id = $1', [cache.body.id]);
     instance = await waitForInstance(s.api, created.body.id);
 
@@ -187,5 +197,17 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
         expect((await a.get(`/api/cloud/dns/proxy-hosts/${proxyHost.id}`)).body.forwardPort).toBe(3000);
       });
     });
+  });
+
+  // Last: it deletes A's cache.
+  it('a route goes with the resource it reaches: its address may be leased next to another project', async () => {
+    const port = routePort + 2;
+    expect((await a.post('/api/cloud/gateway/create', { targetIp: cacheAddress, targetPort: 6379, protocol: 'tcp', port })).status).toBe(200);
+    expect((await s.api.delete(`/v1/cache/${cacheId}`)).status).toBe(204);
+    await waitForDatabaseGone(s.api, 'cache', cacheId);
+    expect((await s.db.query('SELECT 1 FROM gateway_routes WHERE port = $1', [port])).length).toBe(0);
+    expect((await a.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
+    // The edge stops listening at its next resync at the latest.
+    await waitFor('the edge to close the port', () => refused(port), { timeoutMs: 60_000 });
   });
 });

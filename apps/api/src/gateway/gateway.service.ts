@@ -7,6 +7,8 @@ import { CreateGatewayRouteDto } from './gateway-route.dto';
 import { RouteTargets } from './route-target';
 
 const BIND_POLL_MS = 20;
+/** The foreign key from a route to the lease of its target (migration RouteTargetLease). */
+const ROUTE_LEASE_FK = 'FK_8b8eb9adce598d9b5698b54341b';
 
 /**
  * Gateway TCP routes. The database holds the desired routes; the edge binds
@@ -30,7 +32,7 @@ export class GatewayService {
     if (dto.protocol !== 'tcp') throw new BadRequestException(`protocol: only tcp is supported`);
     const { from, to } = this.config.gatewayPorts;
     if (dto.port < from || dto.port > to) throw new BadRequestException(`port: must be in the gateway range ${from}-${to}`);
-    const targetIp = await this.targets.address(dto.targetIp, dto.targetPort, principal.projectId);
+    const target = await this.targets.address(dto.targetIp, dto.targetPort, principal.projectId);
     if (dto.certificate_id !== undefined && !(await this.dataSource.getRepository(Certificate).existsBy({ id: dto.certificate_id }))) {
       throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
     }
@@ -43,7 +45,8 @@ export class GatewayService {
           projectId: principal.projectId,
           userId: principal.userId,
           protocol: 'tcp' as const,
-          targetIp,
+          targetIp: target.address,
+          targetLease: target.lease,
           targetPort: dto.targetPort,
           certificateId: dto.certificate_id ?? null,
           boundAt: null,
@@ -54,6 +57,8 @@ export class GatewayService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictException(`port ${dto.port} is already used by another route`);
+      // The target's resource released its address since the check (deleted).
+      if (isForeignKeyViolation(err, ROUTE_LEASE_FK)) throw new BadRequestException(`targetIp: ${target.address} is not the address of an instance or database of your project`);
       // Removed since the check above.
       if (isForeignKeyViolation(err)) throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
       throw err;

@@ -18,11 +18,12 @@ export class RouteTargets {
   ) {}
 
   /**
-   * A route's targetIp and targetPort: the canonical address, or 400. An
-   * address nobody holds and another project's answer alike, so the answer
-   * tells nothing about other projects' addresses.
+   * A route's targetIp and targetPort: the canonical address and the lease
+   * (resource id) that holds it, or 400. An address nobody holds and another
+   * project's answer alike, so the answer tells nothing about other
+   * projects' addresses.
    */
-  async address(targetIp: string, targetPort: number, projectId: string): Promise<string> {
+  async address(targetIp: string, targetPort: number, projectId: string): Promise<{ address: string; lease: string }> {
     const verdict = checkTargetIp(targetIp, this.config.gatewayAllowedNetworks);
     if (!verdict.ok) throw new BadRequestException(`targetIp: ${verdict.reason}`);
     const holder = await findLeaseHolder(this.dataSource, verdict.address);
@@ -30,7 +31,7 @@ export class RouteTargets {
       throw new BadRequestException(`targetIp: ${verdict.address} is not the address of an instance or database of your project`);
     }
     this.checkListener(holder, verdict.address, targetPort, 'targetPort');
-    return verdict.address;
+    return { address: verdict.address, lease: holder.resourceId };
   }
 
   /**
