@@ -1,4 +1,5 @@
-import { createTenant, signTestToken, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { EmbeddedTokenSigner, secretsDir } from '@stratus/core';
+import { createTenant, signTestToken, Tenant, TestStack, testConfig, testDataSource, waitFor } from '@stratus/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
@@ -90,6 +91,22 @@ describe('authentication', () => {
       expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { issuer: 'https://evil.example' }), /issuer/));
     it('401 for the wrong audience', () =>
       expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { audience: 'someone-else' }), /audience/));
+
+    it('401 for a token without an expiry, though its signature, issuer and audience are good', async () => {
+      const { DATA_DIR, AUTH_ISSUER, AUTH_AUDIENCE } = testConfig();
+      const claims = { project_id: tenant.projectId, sub: 'u' };
+      const sign = (opts: jwt.SignOptions) =>
+        jwt.sign(claims, readFileSync(join(secretsDir(DATA_DIR), 'jwt-signing-key.pem'), 'utf8'), {
+          algorithm: 'RS256',
+          keyid: EmbeddedTokenSigner.fromDataDir(DATA_DIR).kid,
+          issuer: AUTH_ISSUER,
+          audience: AUTH_AUDIENCE,
+          ...opts,
+        });
+      // The same key and claims with an expiry pass: only the missing exp is refused.
+      expect((await whoami(sign({ expiresIn: 60 }))).status).toBe(200);
+      await expectUnauthorized(sign({}), /no expiry \(exp\)/);
+    });
 
     it('401 for HS256 signed with the public key (algorithm confusion)', async () => {
       const jwks = (await stack.http.get('/.well-known/jwks.json')).body;

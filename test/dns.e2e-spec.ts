@@ -210,7 +210,12 @@ describe('DNS proxy hosts through the edge', () => {
       }
     }
 
-    const bareInstance = async () => (await saveBareInstance(db, { projectId: owner.projectId, userId: owner.userId })).id;
+    /** With `leased`, the instance holds its address as a real one does (a proxy host may forward only to that). */
+    const bareInstance = async (leased = false) => {
+      const row = await saveBareInstance(db, { projectId: owner.projectId, userId: owner.userId });
+      if (leased) await db.query(`INSERT INTO address_leases (address, resource_kind, resource_id) VALUES ($1, 'instance', $2)`, [row.address, row.id]);
+      return row.id;
+    };
 
     it('an instance deleted while update-dns or a proxy host create waits for it: 404, not a 500', async () => {
       const lock = (id: string): [string, unknown[]] => [`SELECT 1 FROM instances WHERE id = $1 FOR UPDATE`, [id]];
@@ -218,9 +223,13 @@ describe('DNS proxy hosts through the edge', () => {
       const a = await bareInstance();
       const meta = await racing(lock(a), () => cloud.post('/api/cloud/dns/update-dns', { instanceId: a, metadata: { k: 'v' } }), remove(a));
       expect([meta.status, meta.body.error?.message]).toEqual([404, `instance ${a} not found`]);
-      const b = await bareInstance();
-      const host = await racing(lock(b), () => cloud.post('/api/cloud/dns/create', { instanceId: b, forwardPort: 3000 }), remove(b));
-      expect([host.status, host.body.error?.message]).toEqual([404, `instance ${b} not found`]);
+      const b = await bareInstance(true);
+      try {
+        const host = await racing(lock(b), () => cloud.post('/api/cloud/dns/create', { instanceId: b, forwardPort: 3000 }), remove(b));
+        expect([host.status, host.body.error?.message]).toEqual([404, `instance ${b} not found`]);
+      } finally {
+        await db.query('DELETE FROM address_leases WHERE resource_id = $1', [b]);
+      }
     });
 
     it('a proxy host deleted while an update waits for it: 404, not a 500', async () => {
@@ -310,6 +319,22 @@ describe('DNS proxy hosts through the edge', () => {
       expect((await stack.http.get('/api/cloud/dns/proxy-hosts/nope')).status).toBe(400);
       expect((await stack.http.delete('/api/cloud/dns/proxy-hosts/nope')).status).toBe(400);
       expect((await stack.http.delete('/api/cloud/dns/proxy-hosts/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    });
+
+    it("public endpoints called with a token act only on the caller's project; without one, on any (SPEC.md)", async () => {
+      const created = await cloud.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000 });
+      expect(created.status).toBe(201);
+      const path = `/api/cloud/dns/proxy-hosts/${created.body.id}`;
+      const intruder = stack.http.with({ authorization: `Bearer ${other.token}` });
+      expect((await intruder.get('/api/cloud/dns/list')).body.map((p: any) => p.id)).not.toContain(created.body.id);
+      expect((await intruder.get(path)).status).toBe(404);
+      expect((await intruder.request('PUT', path, { updateData: { forwardPort: 4000 } })).status).toBe(404);
+      expect((await intruder.delete(path)).status).toBe(404);
+      // A token that does not verify is refused rather than ignored.
+      expect((await stack.http.get(path, { authorization: 'Bearer nope' })).status).toBe(401);
+      expect((await cloud.get('/api/cloud/dns/list')).body.map((p: any) => p.id)).toContain(created.body.id);
+      expect((await stack.http.get(path)).body).toEqual(created.body);
+      expect((await stack.http.delete(path)).status).toBe(200);
     });
 
     it('the edge answers 404 for a host it does not know, in the envelope', async () => {

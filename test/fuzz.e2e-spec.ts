@@ -604,6 +604,43 @@ describe('fuzzing every documented route', () => {
     }
   }
 
+  describe('faults the fuzzer found, each a clear 400 that creates nothing', () => {
+    const api = () => stack.http.with({ 'x-api-key': tenant.apiKey });
+    const cloud = () => stack.http.with({ authorization: `Bearer ${tenant.token}` });
+    const count = async (table: string) => (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [tenant.projectId]))[0].n;
+
+    it('null for an optional field (it was read as a string: 500)', async () => {
+      const instance = await api().post('/v1/instances', { name: 'nul', ...DEMO_INSTANCE, dname: null });
+      expect([instance.status, instance.body.error.message]).toEqual([400, expect.stringMatching(/^dname: /)]);
+      const instanceId = '00000000-0000-4000-8000-000000000000';
+      const host = await cloud().post('/api/cloud/dns/create', { instanceId, forwardPort: 3000, domain: null });
+      expect([host.status, host.body.error.message]).toEqual([400, 'domain: must be a string']);
+      const volume = await cloud().post('/api/cloud/volumes/create', { name: 'v', size: 1, description: null });
+      expect([volume.status, volume.body.error.message]).toEqual([400, 'description: must be a string']);
+      expect([await count('instances'), await count('volumes')]).toEqual([0, 0]);
+    });
+
+    it('a body that is not valid UTF-8', async () => {
+      // {"name":"<ff fe>","size":1}: Content-Length is right, the bytes are not UTF-8.
+      const bytes = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","size":1}')]);
+      const res = await fetch(`${stack.http.baseUrl}/api/cloud/volumes/create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+        body: bytes,
+      });
+      expect([res.status, await res.json()]).toEqual([400, { error: { code: 'bad_request', message: 'request body is not valid UTF-8' } }]);
+      expect(await count('volumes')).toBe(0);
+    });
+
+    it.each(['prototype', '__proto__', 'constructor'])('a body with a %s key, at the top or nested', async (key) => {
+      const top = await cloud().post('/api/cloud/volumes/create', `{"name":"v","size":1,"${key}":{"x":1}}`);
+      expect([top.status, top.body.error.message]).toEqual([400, `${key}: property ${key} should not exist`]);
+      const nested = await cloud().post('/api/cloud/dns/update-dns', `{"instanceId":"00000000-0000-4000-8000-000000000000","metadata":{"${key}":"x"}}`);
+      expect([nested.status, nested.body.error.message]).toEqual([400, `metadata.${key}: property ${key} should not exist`]);
+      expect(await count('volumes')).toBe(0);
+    });
+  });
+
   it('answers >= 1000 malformed requests without a 5xx, every 4xx in the error envelope', async () => {
     const docRes = await stack.http.get('/docs/json');
     expect(docRes.status).toBe(200);

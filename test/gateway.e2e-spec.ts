@@ -271,6 +271,17 @@ describe('gateway TCP routes through the edge', () => {
       expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(valid().port);
     });
 
+    it("with a token, DELETE /routes/:port removes only the caller's own route; without one, any (SPEC.md)", async () => {
+      const port = range.from + 21;
+      expect((await cloud.post('/api/cloud/gateway/create', { ...valid(), port })).status).toBe(200);
+      const other = await createTenant(db);
+      const intruder = stack.http.with({ authorization: `Bearer ${other.token}` });
+      expect((await intruder.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
+      expect((await intruder.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
+      expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).toContain(port);
+      expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(200);
+    });
+
     it.each([
       ['not a number', 'abc', 400],
       ['out of range', '70000', 400],

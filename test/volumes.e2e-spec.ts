@@ -241,13 +241,15 @@ describe('volumes', () => {
       expect(list.every((v) => v.project_id === s.owner.projectId)).toBe(true);
     });
 
-    it("403 for another project's volume or instance, nothing changed", async () => {
-      expect((await cloud.delete(`/api/cloud/volumes/delete/${theirs.id}`)).status).toBe(403);
-      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: theirs.id, instance_id: myInstance })).status).toBe(403);
+    it("404 for another project's volume (as for a missing one), 403 for its instance; nothing changed", async () => {
+      const missing = { status: 404, body: { error: { code: 'not_found', message: `volume ${theirs.id} not found` } } };
+      const answer = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
+      expect(answer(await cloud.delete(`/api/cloud/volumes/delete/${theirs.id}`))).toEqual(missing);
+      expect(answer(await cloud.post('/api/cloud/volumes/attach', { volume_id: theirs.id, instance_id: myInstance }))).toEqual(missing);
       const foreignInstance = await cloud.post('/api/cloud/volumes/attach', { volume_id: mine.id, instance_id: theirInstance });
       expect(foreignInstance.status).toBe(403);
       expect(foreignInstance.body.error.code).toBe('forbidden');
-      expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: theirs.id, attachment_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(403);
+      expect(answer(await cloud.post('/api/cloud/volumes/detach', { volume_id: theirs.id, attachment_id: '00000000-0000-4000-8000-000000000000' }))).toEqual(missing);
       const rows = await s.db.getRepository(Volume).findBy([{ id: mine.id }, { id: theirs.id }]);
       expect(rows.map((r) => r.instanceId)).toEqual([null, null]);
       expect(rows.find((r) => r.id === theirs.id)!.status).not.toBe('deleting');

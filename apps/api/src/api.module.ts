@@ -10,6 +10,7 @@ import { DnsController } from './dns/dns.controller';
 import { DnsService } from './dns/dns.service';
 import { GatewayController } from './gateway/gateway.controller';
 import { GatewayService } from './gateway/gateway.service';
+import { RouteTargets } from './gateway/route-target';
 import { HealthController } from './health/health.controller';
 import { InstancesController } from './instances/instances.controller';
 import { InstancesService } from './instances/instances.service';
@@ -19,6 +20,6 @@ import { VolumesService } from './volumes/volumes.service';
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('api'), DatabaseModule, QueueModule.register(), AuthModule],
   controllers: [HealthController, CatalogController, InstancesController, VolumesController, GatewayController, DnsController, DatabasesController, CacheController, AnalyticsController],
-  providers: [OutboxService, CatalogService, InstancesService, VolumesService, GatewayService, DnsService, DatabasesService],
+  providers: [OutboxService, CatalogService, InstancesService, VolumesService, GatewayService, RouteTargets, DnsService, DatabasesService],
 })
 export class ApiModule {}

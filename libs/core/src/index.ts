@@ -27,6 +27,7 @@ export * from './gateway/gateway-route.entity';
 export * from './gateway/certificate.entity';
 export * from './gateway/certificate-vault';
 export * from './gateway/target-ip';
+export * from './gateway/lease-holder';
 export * from './gateway/port-probe';
 export * from './gateway/bind-errors';
 export * from './dns/proxy-host.entity';

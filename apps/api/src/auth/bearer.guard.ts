@@ -7,7 +7,11 @@ import { BEARER_STRATEGY } from './bearer.strategy';
 
 const PUBLIC_ROUTE = 'stratus:public-route';
 
-/** Routes SPEC.md marks public; they need a token only when PUBLIC_ENDPOINTS_REQUIRE_AUTH is set. */
+/**
+ * Routes SPEC.md marks public; they need a token only when
+ * PUBLIC_ENDPOINTS_REQUIRE_AUTH is set. A request that brings one anyway is
+ * authenticated and then acts only on its own project's resources.
+ */
 export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 
 @Injectable()
@@ -21,7 +25,7 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
 
   canActivate(context: ExecutionContext) {
     const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]);
-    if (isPublic && !this.config.PUBLIC_ENDPOINTS_REQUIRE_AUTH) return true;
+    if (isPublic && !this.config.PUBLIC_ENDPOINTS_REQUIRE_AUTH && !context.switchToHttp().getRequest().headers.authorization) return true;
     return super.canActivate(context);
   }
 

@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { AppConfig, EmbeddedTokenSigner, Principal } from '@stratus/core';
 import { passportJwtSecret } from 'jwks-rsa';
@@ -34,6 +34,8 @@ export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) 
   }
 
   validate(payload: Record<string, unknown>): Principal {
+    // The verifier checks `exp` only when a token has one; a token without it would be good forever.
+    if (typeof payload.exp !== 'number') throw new UnauthorizedException('invalid token: it has no expiry (exp)');
     const projectId = payload[this.config.AUTH_PROJECT_CLAIM];
     if (typeof projectId !== 'string' || projectId === '') {
       throw new ForbiddenException(`token has no ${this.config.AUTH_PROJECT_CLAIM} claim: it grants no project`);

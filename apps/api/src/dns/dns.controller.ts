@@ -32,31 +32,31 @@ export class DnsController {
 
   @Get('list')
   @PublicRoute()
-  @ApiOperation({ summary: 'Every proxy host (public, as SPEC.md says)' })
-  async list() {
-    return (await this.dns.list()).map((p) => presentProxyHost(p, this.dns.httpPort));
+  @ApiOperation({ summary: "Proxy hosts: with a token your project's; without one (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH) every project's" })
+  async list(@CurrentPrincipal() principal: Principal | undefined) {
+    return (await this.dns.list(principal)).map((p) => presentProxyHost(p, this.dns.httpPort));
   }
 
   @Get('proxy-hosts/:proxyHostId')
   @PublicRoute()
   @ApiBadRequestResponse({ description: 'not a proxy host id' })
-  @ApiNotFoundResponse({ description: 'no such proxy host' })
-  async get(@Param('proxyHostId') id: string) {
-    return presentProxyHost(await this.dns.get(id), this.dns.httpPort);
+  @ApiNotFoundResponse({ description: 'no such proxy host (or, with a token, not one of your project)' })
+  async get(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined) {
+    return presentProxyHost(await this.dns.get(id, principal), this.dns.httpPort);
   }
 
   @Put('proxy-hosts/:proxyHostId')
   @PublicRoute()
   @ApiOperation({ summary: 'Change forwardPort and/or domain (body: {updateData: {...}})' })
   @ApiConflictResponse({ description: 'the new name is taken' })
-  async update(@Param('proxyHostId') id: string, @Body() dto: UpdateProxyHostDto) {
-    return presentProxyHost(await this.dns.update(id, dto.updateData), this.dns.httpPort);
+  async update(@Param('proxyHostId') id: string, @Body() dto: UpdateProxyHostDto, @CurrentPrincipal() principal: Principal | undefined) {
+    return presentProxyHost(await this.dns.update(id, dto.updateData, principal), this.dns.httpPort);
   }
 
   @Delete('proxy-hosts/:proxyHostId')
   @PublicRoute()
-  async delete(@Param('proxyHostId') id: string) {
-    await this.dns.delete(id);
+  async delete(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined) {
+    await this.dns.delete(id, principal);
     return { message: 'Proxy host deleted successfully' };
   }
 }

@@ -2,6 +2,8 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { AppConfig, Instance, isForeignKeyViolation, isHostname, isUniqueViolation, notifyEdge, Principal, ProxyHost, refreshInstanceDomains } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { projectScope } from '../auth/project-scope';
+import { RouteTargets } from '../gateway/route-target';
 import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { CreateProxyHostDto, ProxyHostUpdateFields, UpdateDnsDto } from './dns.dto';
 
@@ -19,6 +21,7 @@ export class DnsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly targets: RouteTargets,
   ) {}
 
   get httpPort(): number {
@@ -29,6 +32,7 @@ export class DnsService {
     // The request's own faults (400) before what the lookup finds (404, 403).
     const hostname = dto.domain === undefined ? `${randomUUID()}.${this.config.DNS_DOMAIN_SUFFIX}` : this.hostname(dto.domain, 'domain');
     const instance = await this.instanceOf(dto.instanceId, principal, 'instanceId');
+    await this.targets.instancePort(instance, dto.forwardPort, 'forwardPort');
     try {
       return await this.unique(hostname, () =>
         this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, dto.forwardPort)),
@@ -65,23 +69,34 @@ export class DnsService {
     return { instance_id: instance.id, metadata: rows[0].metadata };
   }
 
-  list(): Promise<ProxyHost[]> {
-    return this.dataSource.getRepository(ProxyHost).find({ order: { createdAt: 'DESC', id: 'ASC' } });
+  /*
+   * list, get, update and delete are public endpoints (SPEC.md): without a
+   * principal they reach every project's proxy hosts; with one, only its
+   * project's, and another project's answers as a missing one (404).
+   */
+
+  list(principal: Principal | undefined): Promise<ProxyHost[]> {
+    return this.dataSource.getRepository(ProxyHost).find({ where: projectScope(principal), order: { createdAt: 'DESC', id: 'ASC' } });
   }
 
-  async get(id: string): Promise<ProxyHost> {
+  async get(id: string, principal: Principal | undefined): Promise<ProxyHost> {
     if (!UUID.test(id)) throw new BadRequestException(`proxyHostId: must be a UUID`);
-    const row = await this.dataSource.getRepository(ProxyHost).findOneBy({ id });
+    const row = await this.dataSource.getRepository(ProxyHost).findOneBy({ id, ...projectScope(principal) });
     if (!row) throw new NotFoundException(`proxy host ${id} not found`);
     return row;
   }
 
-  async update(id: string, fields: ProxyHostUpdateFields): Promise<ProxyHost> {
-    const row = await this.get(id);
+  async update(id: string, fields: ProxyHostUpdateFields, principal: Principal | undefined): Promise<ProxyHost> {
+    const row = await this.get(id, principal);
     if (fields.forwardPort === undefined && fields.domain === undefined) {
       throw new BadRequestException('updateData: give at least one of forwardPort, domain');
     }
     const hostname = fields.domain === undefined ? row.hostname : this.hostname(fields.domain, 'updateData.domain');
+    if (fields.forwardPort !== undefined) {
+      const instance = await this.dataSource.getRepository(Instance).findOneBy({ id: row.instanceId });
+      if (!instance) throw new NotFoundException(`proxy host ${id} not found`); // its instance, and so it, deleted meanwhile
+      await this.targets.instancePort(instance, fields.forwardPort, 'updateData.forwardPort');
+    }
     return this.unique(hostname, () =>
       this.dataSource.transaction(async (m) => {
         const updated = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: fields.forwardPort ?? row.forwardPort });
@@ -93,8 +108,8 @@ export class DnsService {
     );
   }
 
-  async delete(id: string): Promise<void> {
-    const row = await this.get(id);
+  async delete(id: string, principal: Principal | undefined): Promise<void> {
+    const row = await this.get(id, principal);
     await this.dataSource.transaction(async (m) => {
       await m.getRepository(ProxyHost).delete({ id });
       await refreshInstanceDomains(m, row.instanceId);

@@ -20,23 +20,23 @@ export class GatewayController {
   }
 
   @Get('used-ports')
-  @ApiOperation({ summary: 'Ports of the gateway held by routes (of every project: a port is taken for all)' })
-  async usedPorts() {
-    const ports = await this.gateway.usedPorts();
+  @ApiOperation({ summary: "Ports of the gateway held by your project's routes (available-port avoids every project's)" })
+  async usedPorts(@CurrentPrincipal() principal: Principal) {
+    const ports = await this.gateway.usedPorts(principal);
     return { ports, count: ports.length };
   }
 
   @Get('health')
   @ApiOperation({ summary: 'The edge: reachable or not, listeners expected versus bound' })
-  health() {
-    return this.gateway.health();
+  health(@CurrentPrincipal() principal: Principal) {
+    return this.gateway.health(principal);
   }
 
   @Post('create')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
   @ApiOkResponse({ description: 'the route, status active' })
-  @ApiBadRequestResponse({ description: 'protocol other than tcp, port outside the range, targetIp not allowed, unknown certificate' })
+  @ApiBadRequestResponse({ description: 'protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service\'s, unknown certificate' })
   @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
   @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
   async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {
@@ -45,10 +45,10 @@ export class GatewayController {
 
   @Delete('routes/:port')
   @PublicRoute()
-  @ApiOperation({ summary: 'Delete the route on a port; its listener closes (public, as SPEC.md says)' })
-  @ApiNotFoundResponse({ description: 'no route on that port' })
-  async delete(@Param('port') port: string) {
-    const deleted = await this.gateway.delete(port);
+  @ApiOperation({ summary: 'Delete the route on a port; its listener closes (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH; with a token, only your own)' })
+  @ApiNotFoundResponse({ description: 'no route of yours on that port' })
+  async delete(@Param('port') port: string, @CurrentPrincipal() principal: Principal | undefined) {
+    const deleted = await this.gateway.delete(port, principal);
     return { message: `Route on port ${deleted} deleted successfully`, port: deleted };
   }
 }

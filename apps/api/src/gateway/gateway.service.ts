@@ -1,10 +1,14 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, canBind, Certificate, checkTargetIp, EdgeNode, GatewayRoute, isForeignKeyViolation, isPortConflict, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
+import { AppConfig, canBind, Certificate, EdgeNode, GatewayRoute, isForeignKeyViolation, isPortConflict, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
+import { projectScope } from '../auth/project-scope';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
+import { RouteTargets } from './route-target';
 
 const BIND_POLL_MS = 20;
+/** The foreign key from a route to the lease of its target (migration RouteTargetLease). */
+const ROUTE_LEASE_FK = 'FK_8b8eb9adce598d9b5698b54341b';
 
 /**
  * Gateway TCP routes. The database holds the desired routes; the edge binds
@@ -17,6 +21,7 @@ export class GatewayService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly targets: RouteTargets,
   ) {}
 
   get host(): string {
@@ -27,8 +32,7 @@ export class GatewayService {
     if (dto.protocol !== 'tcp') throw new BadRequestException(`protocol: only tcp is supported`);
     const { from, to } = this.config.gatewayPorts;
     if (dto.port < from || dto.port > to) throw new BadRequestException(`port: must be in the gateway range ${from}-${to}`);
-    const target = checkTargetIp(dto.targetIp, this.config.gatewayAllowedNetworks);
-    if (!target.ok) throw new BadRequestException(`targetIp: ${target.reason}`);
+    const target = await this.targets.address(dto.targetIp, dto.targetPort, principal.projectId);
     if (dto.certificate_id !== undefined && !(await this.dataSource.getRepository(Certificate).existsBy({ id: dto.certificate_id }))) {
       throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
     }
@@ -42,6 +46,7 @@ export class GatewayService {
           userId: principal.userId,
           protocol: 'tcp' as const,
           targetIp: target.address,
+          targetLease: target.lease,
           targetPort: dto.targetPort,
           certificateId: dto.certificate_id ?? null,
           boundAt: null,
@@ -52,6 +57,8 @@ export class GatewayService {
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictException(`port ${dto.port} is already used by another route`);
+      // The target's resource released its address since the check (deleted).
+      if (isForeignKeyViolation(err, ROUTE_LEASE_FK)) throw new BadRequestException(`targetIp: ${target.address} is not the address of an instance or database of your project`);
       // Removed since the check above.
       if (isForeignKeyViolation(err)) throw new BadRequestException(`certificate_id: certificate ${dto.certificate_id} does not exist`);
       throw err;
@@ -78,13 +85,15 @@ export class GatewayService {
     throw new ServiceUnavailableException(`the edge did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; is it running?`);
   }
 
-  async delete(portParam: string): Promise<number> {
+  /** Without a principal (a public endpoint called without a token) any project's route; with one, only its own. */
+  async delete(portParam: string, principal: Principal | undefined): Promise<number> {
     if (!/^\d{1,5}$/.test(portParam) || +portParam < 1 || +portParam > 65535) {
       throw new BadRequestException('port: must be a port number from 1 to 65535');
     }
     const port = Number(portParam);
     const deleted = await this.dataSource.transaction(async (m) => {
-      const result = await m.getRepository(GatewayRoute).delete({ port });
+      // Another project's route answers as a missing one: 404.
+      const result = await m.getRepository(GatewayRoute).delete({ port, ...projectScope(principal) });
       if (result.affected) await notifyEdge(m, 'routes');
       return result.affected ?? 0;
     });
@@ -92,8 +101,13 @@ export class GatewayService {
     return port;
   }
 
-  async usedPorts(): Promise<number[]> {
-    const rows = await this.dataSource.getRepository(GatewayRoute).find({ select: { port: true }, order: { port: 'ASC' } });
+  /** The ports of the caller's routes (available-port still steers everyone clear of every route's). */
+  async usedPorts(principal?: Principal): Promise<number[]> {
+    const rows = await this.dataSource.getRepository(GatewayRoute).find({
+      select: { port: true },
+      where: projectScope(principal),
+      order: { port: 'ASC' },
+    });
     return rows.map((r) => r.port);
   }
 
@@ -125,9 +139,10 @@ export class GatewayService {
     return node && Date.now() - node.heartbeatAt.getTime() < staleAfter ? node : null;
   }
 
-  async health() {
+  /** The edge as a whole, and the listeners of the caller's own routes. */
+  async health(principal: Principal) {
     const node = await this.liveEdge();
-    const routes = await this.dataSource.getRepository(GatewayRoute).find({ order: { port: 'ASC' } });
+    const routes = await this.dataSource.getRepository(GatewayRoute).find({ where: projectScope(principal), order: { port: 'ASC' } });
     // No route serves while the gateway HAProxy is down, whatever each one last recorded.
     const bound = node?.gatewayBound ? routes.filter((r) => r.boundAt && !r.bindError) : [];
     const missing = routes.filter((r) => !bound.includes(r)).map((r) => r.port);

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
-import { OptionalString, OptionalStringArray, RequiredInt, RequiredString } from '../http/field.decorators';
+import { IsObject, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
+import { Omittable, OptionalString, OptionalStringArray, RequiredInt, RequiredString } from '../http/field.decorators';
 
 export class InstanceVolumeDto {
   @ApiProperty({ maxLength: 255 })
@@ -55,19 +55,19 @@ export class CreateInstanceDto {
   security_group_names?: string[];
 
   @ApiPropertyOptional({ type: InstanceVolumeDto })
-  @IsOptional()
+  @Omittable()
   @ValidateNested()
   @IsObject()
   @Type(() => InstanceVolumeDto)
   volume?: InstanceVolumeDto;
 
   @ApiPropertyOptional({ oneOf: [{ type: 'string' }, { type: 'integer' }], default: '3000' })
-  @IsOptional()
+  @Omittable()
   @IsPort()
   port?: string | number;
 
   @ApiPropertyOptional({ description: 'subdomain prefix (without the domain suffix)', maxLength: 63 })
-  @IsOptional()
+  @Omittable()
   @Matches(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, { message: 'must be a DNS label: lowercase letters, digits and hyphens' })
   @IsString()
   dname?: string;

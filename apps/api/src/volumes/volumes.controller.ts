@@ -9,7 +9,7 @@ import { VolumesService } from './volumes.service';
 
 @ApiTags('volumes')
 @BearerAuth()
-@ApiForbiddenResponse({ description: "another project's volume or instance" })
+@ApiForbiddenResponse({ description: "another project's instance (another project's volume is 404, as a missing one)" })
 @Controller('api/cloud/volumes')
 export class VolumesController {
   constructor(private readonly volumes: VolumesService) {}

@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { AppConfig, compareAndSet, OutboxEntry, Principal, Volume, VOLUME_CAS, VolumeStatus } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
@@ -72,11 +72,10 @@ export class VolumesService {
     });
   }
 
-  /** 404 when it does not exist, 403 when it is another project's. */
+  /** The caller's volume; 404 when there is none, another project's included (its existence is not the caller's to learn). */
   async get(id: string, principal: Principal, manager = this.dataSource.manager): Promise<Volume> {
-    const row = UUID.test(id) ? await manager.getRepository(Volume).findOneBy({ id }) : null;
+    const row = UUID.test(id) ? await manager.getRepository(Volume).findOneBy({ id, projectId: principal.projectId }) : null;
     if (!row) throw new NotFoundException(`volume ${id} not found`);
-    if (row.projectId !== principal.projectId) throw new ForbiddenException(`volume ${id} belongs to another project`);
     return row;
   }
 

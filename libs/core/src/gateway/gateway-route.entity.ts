@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { AddressLease } from '../addresses/address-lease.entity';
 import { Certificate } from './certificate.entity';
 
 /**
@@ -29,6 +30,19 @@ export class GatewayRoute {
 
   @Column({ name: 'target_port', type: 'int' })
   targetPort: number;
+
+  /**
+   * The lease (resource id) of the instance or database the route reaches.
+   * When that resource is deleted and releases its address, the route goes
+   * with the lease: the address may next be leased to another project.
+   * Null only for routes made before routes were tied to leases.
+   */
+  @Column({ name: 'target_lease', type: 'text', nullable: true })
+  targetLease: string | null;
+
+  @ManyToOne(() => AddressLease, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'target_lease', referencedColumnName: 'resourceId' })
+  lease?: AddressLease;
 
   @Column({ name: 'certificate_id', type: 'int', nullable: true })
   certificateId: number | null;

@@ -87,6 +87,15 @@ describe('checkTargetIp', () => {
     expect(checkTargetIp('10.1.2.3', ['0.0.0.0/0']).ok).toBe(true);
   });
 
+  it.each([
+    ['127.77.0.0', '127.77.0.0/16'],
+    ['127.77.255.255', '127.77.0.0/16'],
+    ['::ffff:127.77.255.255', '127.77.0.0/16'],
+    ['127.77.65535', '127.77.0.0/16'],
+  ])('refuses the pool\'s network and broadcast address %s', (input, cidr) => {
+    expect(checkTargetIp(input, POOL)).toEqual({ ok: false, reason: `is the network or broadcast address of ${cidr}` });
+  });
+
   it('says why', () => {
     expect(checkTargetIp('169.254.169.254', POOL)).toEqual({ ok: false, reason: 'is a metadata service address' });
     expect(checkTargetIp('127.0.0.1', POOL)).toEqual({ ok: false, reason: 'is a loopback address of the control plane' });

@@ -21,7 +21,9 @@ const NEVER = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 're
  * 3. loopback is refused unless it is inside an allowed network (the local
  *    provider's instance pool is loopback; the control plane's own 127.0.0.1
  *    and ::1 are not in it);
- * 4. the address must be inside one of `allowedNetworks`.
+ * 4. the address must be inside one of `allowedNetworks`, and not its
+ *    network or broadcast address (no resource ever holds those; a
+ *    connection to them lands on whatever listens on the wildcard).
  *
  * Returns the canonical spelling, which is what is stored and connected to.
  */
@@ -54,5 +56,12 @@ export function checkTargetIp(input: string, allowedNetworks: string[]): TargetI
   });
   if (range === 'loopback' && !inAllowed) return { ok: false, reason: 'is a loopback address of the control plane' };
   if (!inAllowed) return { ok: false, reason: `is outside the allowed networks (${allowedNetworks.join(', ')})` };
+  const boundary = allowedNetworks.find((cidr) => address.kind() === 'ipv4' && isNetworkOrBroadcast(canonical, cidr));
+  if (boundary) return { ok: false, reason: `is the network or broadcast address of ${boundary}` };
   return { ok: true, address: canonical };
+}
+
+function isNetworkOrBroadcast(address: string, cidr: string): boolean {
+  if (!ipaddr.IPv4.isValidCIDR(cidr)) return false;
+  return [ipaddr.IPv4.networkAddressFromCIDR(cidr), ipaddr.IPv4.broadcastAddressFromCIDR(cidr)].some((a) => a.toString() === address);
 }
