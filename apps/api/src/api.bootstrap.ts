@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyError, FastifyReply } from 'fastify';
+import { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
@@ -8,6 +8,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { mountQueueDashboard } from './admin/queue-dashboard';
 import { ApiModule } from './api.module';
 import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
+import { envelope } from './http/error-envelope';
 import { answerClientError } from './http/client-error';
 import { registerJsonParser } from './http/json-body.parser';
 import { logRequests } from './http/request-logging';
@@ -34,6 +35,8 @@ export async function createApi(): Promise<NestFastifyApplication> {
     // No Nest middleware is used (request logging is in Fastify hooks), so
     // @fastify/middie and its per-request pass are left out.
     skipMiddie: true,
+    // Requests that reach a closing server are refused by our own hook below, in the envelope.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(ApiModule, adapter, {
     bufferLogs: true,
@@ -47,7 +50,8 @@ export async function createApi(): Promise<NestFastifyApplication> {
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
   logRequests(fastify, (await app.resolve(PinoLogger)).logger);
-  app.useGlobalFilters(new AllExceptionsFilter());
+  refuseWhileClosing(fastify);
+  app.useGlobalFilters(new AllExceptionsFilter(config.DATABASE_URL));
   app.useGlobalPipes(new StrictValidationPipe());
 
   const document = SwaggerModule.createDocument(
@@ -63,4 +67,25 @@ export async function createApi(): Promise<NestFastifyApplication> {
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
   await mountQueueDashboard(app);
   return app;
+}
+
+/**
+ * Once shutdown begins no new connection is accepted, but a request already
+ * on an open keep-alive connection may still arrive: it is refused at once,
+ * in the error envelope, and its connection closed, so the client retries
+ * elsewhere rather than starting work this process will not finish.
+ */
+function refuseWhileClosing(fastify: FastifyInstance): void {
+  let closing = false;
+  fastify.addHook('preClose', async () => {
+    closing = true;
+  });
+  fastify.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    return reply
+      .status(503)
+      .header('connection', 'close')
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(envelope(503, 'the api is shutting down; try again'));
+  });
 }

@@ -8,11 +8,12 @@ import { DatabasesReconciler } from './databases/databases.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
+import { ScheduleKeeper } from './schedules/schedule-keeper';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { VolumesReconciler } from './volumes/volumes.reconciler';
 
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
-  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, VolumesReconciler, VolumesProcessor],
+  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {}

@@ -5,6 +5,7 @@ import { OutboxEntry } from '@stratus/core';
 import { Queue } from 'bullmq';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { JOB_QUEUE, JobName, JobPayload, resourceJobId } from './job-catalog';
+import { withRedisDeadline } from './redis-deadline';
 
 export interface PendingJob<N extends JobName = JobName> {
   name: N;
@@ -43,16 +44,17 @@ export class OutboxService {
     return manager.getRepository(OutboxEntry).save(outboxEntryOf(job));
   }
 
-  /** Best effort: a failure here is repaired by the relay, so it never fails the request. */
-  async dispatch(entries: OutboxEntry[]): Promise<void> {
-    try {
-      await this.enqueue(entries);
-      await this.dataSource
-        .getRepository(OutboxEntry)
-        .update({ id: In(entries.map((e) => e.id)) }, { dispatchedAt: new Date() });
-    } catch (err) {
-      this.logger.warn({ err: String(err), entries: entries.map((e) => e.jobId) }, 'direct enqueue failed; the relay will retry');
-    }
+  /**
+   * Best effort, and not awaited by the caller: the row and its outbox entry
+   * are committed, which is all a request needs, so a slow or absent Redis
+   * never holds the response. Whatever this misses the relay enqueues.
+   */
+  dispatch(entries: OutboxEntry[]): void {
+    void this.enqueue(entries)
+      .then(() => this.dataSource.getRepository(OutboxEntry).update({ id: In(entries.map((e) => e.id)) }, { dispatchedAt: new Date() }))
+      .catch((err) => {
+        this.logger.warn({ err: String(err), entries: entries.map((e) => e.jobId) }, 'direct enqueue failed; the relay will retry');
+      });
   }
 
   /** Enqueues pending rows older than `minAgeMs`; returns how many. */
@@ -87,7 +89,7 @@ export class OutboxService {
     await Promise.all(
       entries.map((e) => {
         const queue = this.moduleRef.get<Queue>(getQueueToken(JOB_QUEUE[e.jobName as JobName]), { strict: false });
-        return queue.add(e.jobName, e.payload, { jobId: e.jobId });
+        return withRedisDeadline(`enqueue ${e.jobId}`, queue.add(e.jobName, e.payload, { jobId: e.jobId }));
       }),
     );
   }

@@ -28,6 +28,12 @@ export class QueueModule {
   }
 }
 
+/**
+ * Commands wait for a reconnect rather than fail (maxRetriesPerRequest null:
+ * what BullMQ workers need; calls a caller waits on are bounded with
+ * withRedisDeadline instead), and reconnects are tried every 2 s at most, not
+ * BullMQ's default of up to 20 s, so work resumes soon after Redis is back.
+ */
 export function redisConnection(url: string) {
   const u = new URL(url);
   return {
@@ -38,5 +44,6 @@ export function redisConnection(url: string) {
     db: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
     tls: u.protocol === 'rediss:' ? {} : undefined,
     maxRetriesPerRequest: null,
+    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
   };
 }

@@ -9,3 +9,4 @@ export * from './installation';
 export * from './databases';
 export * from './suite';
 export * from './sockets';
+export * from './dependencies';

@@ -11,18 +11,21 @@ export interface Tenant {
   token: string;
 }
 
-/** Direct database access for tests, on the test database. */
-export async function testDataSource(): Promise<DataSource> {
-  return new DataSource(dataSourceOptions(testConfig(), 'stratus-test')).initialize();
+/** Direct database access for tests, on the test database (or the one `overrides` name). */
+export async function testDataSource(overrides: Record<string, string> = {}): Promise<DataSource> {
+  return new DataSource(dataSourceOptions(testConfig(overrides), 'stratus-test')).initialize();
 }
 
-export function testConfig(): AppConfig {
-  return loadConfig(testEnv());
+export function testConfig(overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig(testEnv(overrides));
 }
 
 /** A new project with an API key and a Bearer token, as the CLI would make them. */
-export async function createTenant(dataSource: DataSource, name = `t-${randomUUID().slice(0, 8)}`): Promise<Tenant> {
-  const config = testConfig();
+export async function createTenant(
+  dataSource: DataSource,
+  name = `t-${randomUUID().slice(0, 8)}`,
+  config = testConfig(),
+): Promise<Tenant> {
   const projects = new ProjectsService(dataSource, config);
   const project = await projects.createProject(name);
   const userId = `user-${name}`;

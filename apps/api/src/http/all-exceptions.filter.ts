@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { AddressPoolExhaustedError } from '@stratus/core';
+import { RedisUnavailableError } from '@stratus/queue';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './error-envelope';
 
@@ -8,17 +9,28 @@ import { envelope } from './error-envelope';
  * Anything that is not an HttpException is a bug: logged with its stack,
  * answered 500 with no internals. An HttpException's message is ours and
  * meant for the caller, a 503's included (what is unavailable, and why).
+ * PostgreSQL or Redis out of reach is not a bug either: a 503 that names it.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
+  private readonly databasePort: number;
+
+  constructor(databaseUrl: string) {
+    this.databasePort = Number(new URL(databaseUrl).port || 5432);
+  }
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const [status, body] = toEnvelope(exception);
-    if (status >= 500 && !(exception instanceof HttpException)) {
+    const dependency = unavailableDependency(exception, this.databasePort);
+    const [status, body] = dependency
+      ? [503, envelope(503, `${dependency} is unavailable; try again shortly`)]
+      : toEnvelope(exception);
+    if (dependency) {
+      this.logger.warn({ request_id: request.id, url: request.url, err: String(exception) }, `${dependency} is unavailable`);
+    } else if (status >= 500 && !(exception instanceof HttpException)) {
       this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');
     } else if (status >= 500) {
       this.logger.warn({ request_id: request.id, url: request.url, status, message: body.error.message }, 'answered with a server error');
@@ -53,6 +65,26 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
     return [statusCode, envelope(statusCode, fastifyMessage(exception as Error & { code?: string }))];
   }
   return [500, envelope(500, 'internal error')];
+}
+
+/** Connection-level SQLSTATEs: the server is gone, going, starting, or full. */
+const POSTGRES_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
+const POSTGRES_CLIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|is not queryable/;
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Which dependency the failure says is out of reach, if any. */
+export function unavailableDependency(exception: unknown, databasePort: number): 'PostgreSQL' | 'Redis' | null {
+  if (exception instanceof RedisUnavailableError) return 'Redis';
+  if (typeof exception !== 'object' || exception === null) return null;
+  // TypeORM wraps what pg throws during a query; a failed connect comes unwrapped.
+  for (const err of [exception, (exception as { driverError?: unknown }).driverError]) {
+    if (typeof err !== 'object' || err === null) continue;
+    const { code, message, port } = err as { code?: unknown; message?: unknown; port?: unknown };
+    if (typeof code === 'string' && POSTGRES_UNAVAILABLE.test(code) && 'severity' in err) return 'PostgreSQL';
+    if (typeof message === 'string' && POSTGRES_CLIENT_MESSAGES.test(message)) return 'PostgreSQL';
+    if (typeof code === 'string' && NETWORK_CODES.has(code) && port === databasePort) return 'PostgreSQL';
+  }
+  return null;
 }
 
 function isEnvelope(value: object): value is ReturnType<typeof envelope> {

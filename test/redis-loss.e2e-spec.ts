@@ -1,0 +1,97 @@
+import { Instance } from '@stratus/core';
+import { QUEUES, redisConnection } from '@stratus/queue';
+import { createTenant, HttpClient, OwnRedis, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { Queue } from 'bullmq';
+import { DataSource, In } from 'typeorm';
+
+const CREATES = 50;
+const RECONCILE_INTERVAL_MS = 2_000;
+
+/**
+ * Redis is a delivery mechanism, PostgreSQL the truth: when Redis loses
+ * every job and every schedule while creates are queued, the running worker
+ * must bring every accepted create to a terminal state on its own, with no
+ * Stratus process restarted. One worker slot keeps the creates queued long
+ * enough for the loss to hit them.
+ */
+describe('repair after Redis loses its data', () => {
+  let redis: OwnRedis;
+  let stack: TestStack;
+  let db: DataSource;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    redis = await OwnRedis.start();
+    stack = await TestStack.start({ REDIS_URL: redis.url, WORKER_CONCURRENCY: '1', RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS) });
+    await stack.workerReady();
+    db = await testDataSource();
+    api = stack.http.with({ 'x-api-key': (await createTenant(db)).apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+    await redis?.stop();
+  });
+
+  async function createMany(label: string): Promise<string[]> {
+    const replies = await Promise.all(
+      Array.from({ length: CREATES }, (_, i) =>
+        api.post('/v1/instances', { name: `${label}-${i}`, image_id: 'plain', flavor_id: 'm1.nano', network_id: 'private', keypair_name: 'default' }),
+      ),
+    );
+    for (const r of replies) expect(r.status).toBe(202);
+    return replies.map((r) => r.body.id as string);
+  }
+
+  /** Every create ends ACTIVE within one reconcile period plus 60 s of the loss, and api and worker are the same processes. */
+  async function expectAllBuilt(ids: string[], lostAt: number, pids: Array<number | undefined>): Promise<void> {
+    await waitFor(
+      `all ${CREATES} instances to leave BUILD`,
+      async () => (await db.getRepository(Instance).countBy({ id: In(ids), status: 'BUILD' })) === 0,
+      { timeoutMs: RECONCILE_INTERVAL_MS + 60_000 - (Date.now() - lostAt), intervalMs: 500 },
+    );
+    const statuses = await db.query(`SELECT status, count(*)::int AS n FROM instances WHERE id = ANY($1) GROUP BY status`, [ids]);
+    expect(statuses).toEqual([{ status: 'ACTIVE', n: CREATES }]);
+    expect([stack.process('api')?.pid, stack.process('worker')?.pid]).toEqual(pids);
+    expect(stack.process('api')?.exitCode).toBeNull();
+    expect(stack.process('worker')?.exitCode).toBeNull();
+  }
+
+  /** How many creates were still waiting for their job when Redis lost it. */
+  async function stillBuilding(ids: string[]): Promise<number> {
+    return db.getRepository(Instance).countBy({ id: In(ids), status: 'BUILD' });
+  }
+
+  async function schedulers(): Promise<number> {
+    const queue = new Queue(QUEUES.maintenance, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
+    try {
+      return (await queue.getJobSchedulers()).length;
+    } finally {
+      await queue.close();
+    }
+  }
+
+  it('FLUSHALL: lost jobs and schedules come back and every create finishes', async () => {
+    const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
+    const ids = await createMany('flush');
+    redis.flushAll();
+    const lostAt = Date.now();
+    expect(await stillBuilding(ids)).toBeGreaterThan(0);
+
+    await expectAllBuilt(ids, lostAt, pids);
+    expect(await schedulers()).toBeGreaterThanOrEqual(5);
+  }, 180_000);
+
+  it('restart with no persistence: the same, once Redis answers again', async () => {
+    const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
+    const ids = await createMany('restart');
+    await redis.stop();
+    expect(await stillBuilding(ids)).toBeGreaterThan(0);
+    await redis.start();
+    const lostAt = Date.now();
+
+    await expectAllBuilt(ids, lostAt, pids);
+    expect(await schedulers()).toBeGreaterThanOrEqual(5);
+  }, 180_000);
+});
