@@ -106,7 +106,7 @@ export class DatabasesService {
           { entity: OutboxEntry, values: outboxEntryOf(job) },
         ]),
       );
-      await this.outbox.dispatch([entry]);
+      this.outbox.dispatch([entry]);
       return { row, password };
     } catch (err) {
       // A live server of that name in the project: the partial unique index is the one check, races included.

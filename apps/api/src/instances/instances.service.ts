@@ -91,7 +91,7 @@ export class InstancesService {
       const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
       return [saved, jobs] as const;
     }));
-    await this.outbox.dispatch(entries);
+    this.outbox.dispatch(entries);
     return instance;
   }
 

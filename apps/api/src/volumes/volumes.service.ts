@@ -27,7 +27,7 @@ export class VolumesService {
     const [volume, entry] = await this.dataSource.transaction((m) =>
       this.insert(m, principal, { name: dto.name, sizeGb: dto.size, description: dto.description ?? null }),
     );
-    await this.outbox.dispatch([entry]);
+    this.outbox.dispatch([entry]);
     return volume;
   }
 
@@ -135,7 +135,7 @@ export class VolumesService {
       return moved ? this.outbox.write(m, resourceJob(job, row.id, { volumeId: row.id, generation: next })) : null;
     });
     if (!entry) return false;
-    await this.outbox.dispatch([entry]);
+    this.outbox.dispatch([entry]);
     return true;
   }
 }

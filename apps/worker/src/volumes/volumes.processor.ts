@@ -75,7 +75,7 @@ export class VolumesProcessor extends WorkerHost {
       const moved = await compareAndSet(m, VOLUME_CAS, id, 'creating', 'attaching', generation, { generation: next });
       return moved ? this.outbox.write(m, resourceJob('volume.attach', id, { volumeId: id, generation: next })) : null;
     });
-    if (entry) await this.outbox.dispatch([entry]);
+    if (entry) this.outbox.dispatch([entry]);
   }
 
   private async attach(id: string, generation: number): Promise<void> {
