@@ -24,7 +24,7 @@ describe('volumes', () => {
   let volumesDir: string;
 
   const listed = async (id: string) => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.id === id);
-  const waitStatus = (id: string, status: string, timeoutMs = 30_000) =>
+  const waitStatus = (id: string, status: string, timeoutMs = 60_000) =>
     waitFor(`volume ${id} to be ${status}`, async () => {
       const v = await listed(id);
       return v?.status === status ? v : undefined;
