@@ -17,7 +17,7 @@ import {
 } from '@stratus/testing';
 import { readStat } from '@stratus/providers';
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -114,7 +114,13 @@ describe('npm start', () => {
   afterAll(async () => {
     // A failed run leaves nothing for the next one.
     if (npm?.pid) for (const pid of [...descendantPids(npm.pid), npm.pid]) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-    if (overrides) await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
+    // HAProxy of an edge killed with nothing to replace it runs on under init; ours by its configuration's path.
+    if (!overrides) return;
+    const edgeDir = join(overrides.DATA_DIR, 'edge');
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)) {
+      if (commandLine(pid).includes(edgeDir) && processAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+    await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
   });
 
   it('brings up api, worker and edge; the first credentials go to credentials.json (0600), not to output that is not a terminal', async () => {
