@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { bootstrapFirstProject, loadConfig } from '@stratus/core';
+import { bootstrapFirstProject, credentialsFile, firstProjectNotice, loadConfig } from '@stratus/core';
 import { prepareDatabase } from '@stratus/providers';
 
 /**
@@ -12,15 +12,7 @@ export async function setup(opts: { bootstrap: boolean }): Promise<void> {
   try {
     if (opts.bootstrap) {
       const created = await bootstrapFirstProject(dataSource, config);
-      if (created) {
-        console.log('\nFirst project created. These credentials are shown once and kept in');
-        console.log(`${config.DATA_DIR}/credentials.json (mode 0600):\n`);
-        console.log(`  project:      ${created.project_name} (${created.project_id})`);
-        console.log(`  x-api-key:    ${created.api_key}`);
-        console.log(`  Bearer token: ${created.bearer_token}`);
-        if (created.operator_password) console.log(`  queue dashboard: user operator, password ${created.operator_password}`);
-        console.log('');
-      }
+      if (created) console.log(firstProjectNotice(created, credentialsFile(config), process.stdout.isTTY === true));
     }
   } finally {
     await dataSource.destroy();

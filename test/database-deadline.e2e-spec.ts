@@ -56,7 +56,7 @@ describe('databases reconciler: provisioning past its deadline', () => {
     // Redis "loses" the create job (the outbox already marked it dispatched, so the relay will not bring it back).
     const key = databaseServerKey(row);
     const job = resourceJob('database.create', key, { databaseId: id, generation: row.generation });
-    await waitFor('the create job to be queued', async () => (await queue.getJob(job.jobId)) !== undefined, { timeoutMs: 5_000, intervalMs: 20 });
+    await waitFor('the create job to be queued', async () => (await queue.getJob(job.jobId)) !== undefined, { timeoutMs: 60_000, intervalMs: 20 });
     const queued = (await queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused'])).filter((j) => j.data?.databaseId === id);
     expect(queued.map((j) => j.id)).toEqual([job.jobId]);
     await queued[0].remove();
@@ -67,7 +67,7 @@ describe('databases reconciler: provisioning past its deadline', () => {
 
     // The worker's start-up sweep (and every periodic one) sees the row past its deadline.
     await stack.startService('worker');
-    const failed = await waitForDatabase(api, 'cache', id, ['error'], { timeoutMs: 10_000, intervalMs: 50 });
+    const failed = await waitForDatabase(api, 'cache', id, ['error'], { timeoutMs: 60_000, intervalMs: 50 });
     expect(failed).toMatchObject({ id, status: 'error', floating_ip: null });
     expect(failed.status_reason).toMatch(/deadline/);
 
@@ -77,7 +77,7 @@ describe('databases reconciler: provisioning past its deadline', () => {
 
     // A late delivery of the create job is ignored: the row has moved on, no server is started.
     const late = await queue.add(job.name, job.payload, { jobId: job.jobId });
-    await waitFor('the late job to finish', async () => ['completed', 'failed'].includes(await late.getState()), { timeoutMs: 10_000, intervalMs: 20 });
+    await waitFor('the late job to finish', async () => ['completed', 'failed'].includes(await late.getState()), { timeoutMs: 60_000, intervalMs: 20 });
     expect(await late.getState()).toBe('completed');
     expect((await db.getRepository(ManagedDatabase).findOneByOrFail({ id })).status).toBe('error');
 

@@ -77,8 +77,8 @@ describe('compute instances on the local provider', () => {
 
     await s.stack.stopService('worker', 'SIGKILL');
     await s.stack.startService('worker');
-    // Give the restarted worker a reconcile pass over what it adopted.
-    await new Promise((r) => setTimeout(r, 3_000));
+    // It adopts what runs before it says it started, however long its boot takes.
+    await s.stack.workerReady();
 
     const after = await waitForInstance(s.api, created.body.id);
     expect(after.status).toBe('ACTIVE');
@@ -87,7 +87,7 @@ describe('compute instances on the local provider', () => {
 
     // Adopted means watched: when the process dies, status follows.
     process.kill(pidBefore, 'SIGKILL');
-    const stopped = await waitForInstance(s.api, created.body.id, ['SHUTOFF'], 20_000);
+    const stopped = await waitForInstance(s.api, created.body.id, ['SHUTOFF'], 60_000);
     expect(stopped.state).toBe('stopped');
   });
 

@@ -24,7 +24,7 @@ describe('volumes', () => {
   let volumesDir: string;
 
   const listed = async (id: string) => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.id === id);
-  const waitStatus = (id: string, status: string, timeoutMs = 30_000) =>
+  const waitStatus = (id: string, status: string, timeoutMs = 60_000) =>
     waitFor(`volume ${id} to be ${status}`, async () => {
       const v = await listed(id);
       return v?.status === status ? v : undefined;
@@ -87,7 +87,7 @@ describe('volumes', () => {
 
     // The instance's own process wrote the file, in its working directory.
     const inA = join(instancesDir, a.body.id, 'home', 'volumes', volume.id, 'hello.txt');
-    await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 10_000 });
+    await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 60_000 });
     expect(readFileSync(inA, 'utf8').trim()).toBe('written by a');
 
     // Attaching an attached volume: 409, nothing changed.
@@ -132,7 +132,7 @@ describe('volumes', () => {
       const failed = await waitFor('the attach to fail', async () => {
         const v = await listed(volume.id);
         return v?.status === 'available' && v.status_reason ? v : undefined;
-      }, { timeoutMs: 15_000, intervalMs: 100 });
+      }, { timeoutMs: 60_000, intervalMs: 100 });
       expect(failed.status_reason).toContain("the instance's home refused it");
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(statSync(elsewhere).uid).toBe(0);
@@ -154,7 +154,7 @@ describe('volumes', () => {
     const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id });
     await waitStatus(volume.id, 'in-use');
     const home = join(instancesDir, vm.id, 'home');
-    await waitFor(`${name} to have done its part`, () => existsSync(join(home, 'done')), { timeoutMs: 10_000 });
+    await waitFor(`${name} to have done its part`, () => existsSync(join(home, 'done')), { timeoutMs: 60_000 });
     const detach = () => cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id });
     return { volume, vm, attachmentId: attached.body.attachment_id as string, link: join(home, 'volumes', volume.id), detach };
   }
@@ -166,7 +166,7 @@ describe('volumes', () => {
     const refused = await waitFor('the detach to be refused', async () => {
       const v = await listed(volume.id);
       return v?.status === 'in-use' && v.status_reason ? v : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 100 });
+    }, { timeoutMs: 60_000, intervalMs: 100 });
     expect(refused.status_reason).toContain('is busy: a process of its instance has a file open on it');
     expect(refused.attachments).toEqual([expect.objectContaining({ attachment_id: attachmentId, instance_id: vm.id })]);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
@@ -192,7 +192,7 @@ describe('volumes', () => {
       const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
       const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
       return v?.status === 'in-use' ? v : undefined;
-    }, { timeoutMs: 30_000 });
+    }, { timeoutMs: 60_000 });
     expect(volume).toMatchObject({ name: 'boot-data', size: 1 });
     expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true);
 
@@ -320,7 +320,7 @@ describe('a volume created with an instance that waits for a worker', () => {
     const volume = await waitFor('the volume to be in use', async () => {
       const v = await volumeOf();
       return v?.status === 'in-use' ? v : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 100 });
+    }, { timeoutMs: 60_000, intervalMs: 100 });
     expect(volume.attachments).toEqual([expect.objectContaining({ instance_id: waiting.body.id })]);
     const [{ generation }] = await s.db.query(`SELECT generation FROM volumes WHERE id = $1`, [volume.id]);
     const queue = new Queue(QUEUES.volumes, { connection: redisConnection(s.stack.env.REDIS_URL), prefix: s.stack.env.QUEUE_PREFIX });

@@ -85,20 +85,14 @@ export class TestStack {
     child.stderr!.pipe(log);
     this.processes.set(service, child);
     if (service === 'api') {
-      await waitFor('the api to answer /ready', async () => (await this.http.get('/ready')).status === 200, {
-        timeoutMs: 30_000,
-      });
+      await booted(child, 'the api to answer /ready', async () => (await this.http.get('/ready')).status === 200);
     } else if (service === 'edge') {
       // Up once it has applied what PostgreSQL holds (both HAProxy processes serve by then) and
       // reported so there: its heartbeat row, which it writes whatever LOG_LEVEL lets it print.
       const db = new Client({ connectionString: this.env.DATABASE_URL });
       await db.connect();
       try {
-        await waitFor(
-          'the edge to start',
-          async () => child.exitCode === null && (await db.query('SELECT 1 FROM edge_nodes WHERE pid = $1', [child.pid])).rowCount === 1,
-          { timeoutMs: 15_000 },
-        );
+        await booted(child, 'the edge to start', async () => (await db.query('SELECT 1 FROM edge_nodes WHERE pid = $1', [child.pid])).rowCount === 1);
       } finally {
         await db.end();
       }
@@ -113,8 +107,11 @@ export class TestStack {
    * consumed): how long that takes depends on the machine, so a test that
    * kills the worker on a timer counts from here, not from the spawn.
    */
-  async workerReady(timeoutMs = 30_000): Promise<void> {
-    await waitFor('the worker to say it started', () => this.workerStarted(), { timeoutMs, intervalMs: 20 });
+  async workerReady(timeoutMs = BOOT_TIMEOUT_MS): Promise<void> {
+    const child = this.processes.get('worker');
+    if (!child) throw new Error('the worker is not running');
+    const started = this.workerStarted;
+    await booted(child, 'the worker to say it started', () => started(), timeoutMs);
   }
 
   /** Stops a service with `signal` and waits for it to be gone. */
@@ -144,6 +141,20 @@ export class TestStack {
   async stop(): Promise<void> {
     await Promise.all([this.stopService('api'), this.stopService('worker'), this.stopService('edge')]);
   }
+}
+
+/**
+ * How long a process may take to boot before a test gives up on it. A boot
+ * is mostly module loading: ~2 s on an idle 2-core machine, 35 s seen on a
+ * loaded one. Only a process that is still running is waited for.
+ */
+const BOOT_TIMEOUT_MS = 180_000;
+
+/** Waits for `probe` while `child` runs; fails as soon as it exits, or after `timeoutMs`. */
+async function booted(child: ChildProcess, what: string, probe: () => Promise<boolean> | boolean, timeoutMs = BOOT_TIMEOUT_MS): Promise<void> {
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const outcome = await waitFor(what, async () => (exited() ? 'exited' : (await probe()) && 'up'), { timeoutMs, intervalMs: 50 });
+  if (outcome === 'exited') throw new Error(`${what}: it exited (${child.signalCode ?? `code ${child.exitCode}`}) first`);
 }
 
 /** Whether the child has printed `text` on its standard output by now. */

@@ -73,8 +73,37 @@ export async function bootstrapFirstProject(dataSource: DataSource, config: AppC
     operator_password: OperatorCredential.create(config.DATA_DIR),
   };
   mkdirSync(config.DATA_DIR, { recursive: true });
-  const file = join(config.DATA_DIR, 'credentials.json');
+  const file = credentialsFile(config);
   writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
   return credentials;
+}
+
+export function credentialsFile(config: Pick<AppConfig, 'DATA_DIR'>): string {
+  return join(config.DATA_DIR, 'credentials.json');
+}
+
+/**
+ * What the first start says about the credentials it created. The secrets
+ * themselves only go to a terminal: redirected to a file (a service
+ * manager's log, `npm start > start.log`) they would sit there readable by
+ * anyone the log is, for as long as it is kept; credentials.json is 0600.
+ */
+export function firstProjectNotice(created: Credentials, file: string, toTerminal: boolean): string {
+  const lines = [`First project created: ${created.project_name} (${created.project_id}).`];
+  if (toTerminal) {
+    lines.push(
+      `These credentials are shown once and kept in ${file} (mode 0600):`,
+      '',
+      `  x-api-key:    ${created.api_key}`,
+      ...(created.bearer_token ? [`  Bearer token: ${created.bearer_token}`] : []),
+      ...(created.operator_password ? [`  queue dashboard: user operator, password ${created.operator_password}`] : []),
+    );
+  } else {
+    lines.push(
+      `Its API key, Bearer token and queue dashboard password are in ${file} (mode 0600);`,
+      'they are printed only when the output is a terminal.',
+    );
+  }
+  return `\n${lines.join('\n')}\n`;
 }
