@@ -7,6 +7,7 @@ import {
   OwnRedis,
   Reply,
   resetTestInstallation,
+  secondInstallationPool,
   TestStack,
   testConfig,
   testDataSource,
@@ -44,8 +45,7 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
       REDIS_URL: redis.url,
       DATABASE_URL: pg.url('stratus_dependencies'),
       DATA_DIR: `${slot.DATA_DIR}-dependencies`,
-      // Off the block the slot's other suites lease from, whose instances may still run.
-      LOCAL_ADDRESS_POOL: slot.LOCAL_ADDRESS_POOL.replace(/\.0\.0\/16$/, '.250.0/24'),
+      LOCAL_ADDRESS_POOL: secondInstallationPool('dependencies'),
     };
     await resetTestInstallation(overrides);
     stack = await TestStack.start(overrides);

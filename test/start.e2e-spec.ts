@@ -11,6 +11,7 @@ import {
   processAlive,
   REPO_ROOT,
   resetTestInstallation,
+  secondInstallationPool,
   testEnv,
   waitFor,
   waitForInstance,
@@ -99,6 +100,7 @@ describe('npm start', () => {
       API_PORT: String(await freePort()),
       EDGE_HTTP_PORT: String(await freePort()),
       GATEWAY_PORT_RANGE: `${range.from}-${range.to}`,
+      LOCAL_ADDRESS_POOL: secondInstallationPool('start'),
     };
     await resetTestInstallation(overrides);
 

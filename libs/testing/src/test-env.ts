@@ -61,6 +61,21 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
   };
 }
 
+/**
+ * First octets after 127 of the loopback blocks that suites give the
+ * installations they start beside the slot's own (slot n adds n). Each is a
+ * /16 of its own: instances outlive the suite that made them, so a second
+ * installation leasing from the slot's block would meet their addresses, and
+ * each installation's packet filter judges its whole block.
+ */
+const SECOND_INSTALLATION_BLOCKS = { start: 88, installations: 100, dependencies: 110 } as const;
+
+/** The address pool of a second installation a suite starts (see SECOND_INSTALLATION_BLOCKS). */
+export function secondInstallationPool(name: keyof typeof SECOND_INSTALLATION_BLOCKS): string {
+  const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
+  return `127.${SECOND_INSTALLATION_BLOCKS[name] + slot}.0.0/16`;
+}
+
 /** Applies the test environment to this process (for code that calls loadConfig()). */
 export function useTestEnv(): void {
   Object.assign(process.env, testEnv());
