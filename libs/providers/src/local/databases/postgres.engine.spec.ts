@@ -3,7 +3,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
-import { ensureRunUser } from '../run-user';
+import { HostAccounts, RunAs } from '../host-accounts';
+import { installationId } from '../installation';
+import { postgresAdmin } from './local-databases';
 import { ServerPaths } from './local-engine';
 import { PostgresEngine } from './postgres.engine';
 import { choosePostgresDistribution } from './postgres-distributions';
@@ -25,7 +27,8 @@ const spec: DatabaseServerSpec = {
 const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
 
 (hasPostgres16 ? describe : describe.skip)('PostgresEngine: data folder copies made ahead', () => {
-  const runAs = ensureRunUser('stratus-run');
+  let accounts: HostAccounts;
+  let runAs: RunAs;
   let root: string;
   let n = 0;
 
@@ -40,15 +43,20 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   const copies = () =>
     existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'stratus-pg-copies-'));
     chmodSync(root, 0o755);
+    accounts = new HostAccounts(installationId(root));
+    runAs = await accounts.databaseUser();
   });
 
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(root, { recursive: true, force: true });
+    await accounts.removeAll();
+  });
 
   it('without keepCopies, each layout copies the template and nothing is made ahead', async () => {
-    const engine = new PostgresEngine(join(root, 'templates'));
+    const engine = new PostgresEngine(join(root, 'templates'), postgresAdmin(root));
     const p = paths();
     await engine.layOut(spec, p, runAs);
     expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
@@ -57,7 +65,7 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   });
 
   it('with keepCopies, a copy is made after a layout and the next layout takes it whole', async () => {
-    const engine = new PostgresEngine(join(root, 'templates'));
+    const engine = new PostgresEngine(join(root, 'templates'), postgresAdmin(root));
     // A half-made copy of a worker that is gone: removed.
     const gone = join(root, 'templates', 'copies', '.tmp-999999999-1');
     mkdirSync(gone, { recursive: true });
@@ -67,13 +75,13 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
     await engine.layOut(spec, paths(), runAs);
     const [made] = await waitFor('a copy made ahead', () => copies().length === 1 && copies(), { timeoutMs: 30_000, intervalMs: 50 });
     const dist = choosePostgresDistribution('16', []) as { id: string };
-    expect(made).toMatch(new RegExp(`^postgres-${dist.id}\\.${process.pid}-\\d+$`));
+    expect(made).toMatch(new RegExp(`^pg-scram-${dist.id}\\.${process.pid}-\\d+$`));
 
     const p = paths();
     await engine.layOut(spec, p, runAs);
     expect(copies()).not.toContain(made);
     expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
-    // Its own settings on top of the copy, owned by the run user like the rest.
+    // Its own settings on top of the copy, owned by the database user like the rest.
     expect(readFileSync(join(p.data, 'stratus.conf'), 'utf8')).toContain(`listen_addresses = '${spec.address}'`);
     await waitFor('the copy replaced', () => copies().length === 1 && copies()[0] !== made, { timeoutMs: 30_000, intervalMs: 50 });
   });

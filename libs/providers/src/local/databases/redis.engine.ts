@@ -3,7 +3,7 @@ import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
-import { RunAs } from '../run-user';
+import { RunAs } from '../host-accounts';
 import { findExecutable, versionOutput } from './host-binaries';
 import { LocalEngine, ServerCommand, ServerPaths, SpareSupport } from './local-engine';
 
