@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Environment variable that marks every process of an instance; the process table is the truth. */
 export const INSTANCE_MARKER = 'STRATUS_INSTANCE_ID';
@@ -53,10 +53,15 @@ export function markerValue(installation: string, id: string): string {
   return `${installation}/${id}`;
 }
 
-/** The effective uid a process runs as (the owner of its /proc folder); null when it is gone. */
+/**
+ * The real uid a process runs as; null when it is gone. From `status`, not
+ * the owner of its /proc folder: a process that makes itself non-dumpable
+ * has a folder owned by root, and must not pass for one of root's.
+ */
 export function processUid(pid: number): number | null {
   try {
-    return statSync(`/proc/${pid}`).uid;
+    const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return line ? Number(line[1]) : null;
   } catch {
     return null;
   }
