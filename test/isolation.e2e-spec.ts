@@ -7,7 +7,7 @@ import {
   waitForDatabase,
   waitForInstance,
 } from '@stratus/testing';
-import { existsSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -26,7 +26,9 @@ interface Probe {
 
 /**
  * user_data of B's instance: writes a file of its own, waits for its own
- * volume, runs every probe as the instance's user and marks the end.
+ * volume (attached once the test has handed over A's passwords for the
+ * control probes, in a file read and removed at once: no password stays at
+ * rest), runs every probe as the instance's user and marks the end.
  */
 function probeUserData(ownVolume: string, probes: Probe[]): string {
   return `#!/bin/sh
@@ -34,6 +36,7 @@ ${PROBE_FUNCTION}
 echo mine > "$HOME/own.txt"
 (
   while [ ! -d "volumes/${ownVolume}" ]; do sleep 0.1; done
+  . "$HOME/.stratus/a-passwords"; rm -f "$HOME/.stratus/a-passwords"
 ${probes.map((p) => `  probe ${p.name} ${p.command}`).join('\n')}
   touch "$HOME/probe.done"
 ) > /dev/null 2>&1 &
@@ -109,9 +112,9 @@ exit 0
       { name: 'own-home', command: `cat "$HOME/own.txt"` },
       { name: 'own-volume', command: `sh -c 'echo mine > "volumes/${bVolume}/mine.txt" && cat "volumes/${bVolume}/mine.txt"'` },
       { name: 'own-signal', command: `sh -c 'kill -0 $$'` },
-      { name: 'pg-with-password', command: `psql "${pgUrl(pgReady.db_user, pg.body.db_password)}" ${sql}` },
-      { name: 'redis-with-password', command: `sh -c 'redis-cli -h ${cacheReady.floating_ip} --no-auth-warning -a ${cache.body.password} PING | grep -qx PONG'` },
-      { name: 'clickhouse-with-password', command: `sh -c 'curl -sf -u appuser:${ch.body.db_password} "${chUrl}" | grep -qx 1'` },
+      { name: 'pg-with-password', command: `psql "${pgUrl(pgReady.db_user, '$PG_PASSWORD')}" ${sql}` },
+      { name: 'redis-with-password', command: `sh -c 'redis-cli -h ${cacheReady.floating_ip} --no-auth-warning -a "$REDIS_PASSWORD" PING | grep -qx PONG'` },
+      { name: 'clickhouse-with-password', command: `sh -c 'curl -sf -u "appuser:$CH_PASSWORD" "${chUrl}" | grep -qx 1'` },
       // A's servers without the password, over their sockets and addresses.
       { name: 'pg-socket-postgres', command: `psql -h ${pgRun} -U postgres ${sql} postgres` },
       { name: 'pg-socket-app', command: `psql -h ${pgRun} -U ${pgReady.db_user} ${sql} ${pgReady.db_name}` },
@@ -145,8 +148,15 @@ exit 0
     const bInstance = await b.api.post('/v1/instances', { name: 'b-vm', ...DEMO_INSTANCE, image_id: 'plain', user_data: probeUserData(bVolume, probes) });
     expect(bInstance.status).toBe(202);
     await waitForInstance(b.api, bInstance.body.id);
-    await attach(b.cloud, bVolume, bInstance.body.id);
     const bHome = join(dataDir, 'instances', bInstance.body.id, 'home');
+    const handedOver = join(bHome, '.stratus', 'a-passwords');
+    writeFileSync(
+      handedOver,
+      `PG_PASSWORD=${pg.body.db_password}\nREDIS_PASSWORD=${cache.body.password}\nCH_PASSWORD=${ch.body.db_password}\nexport PG_PASSWORD REDIS_PASSWORD CH_PASSWORD\n`,
+      { mode: 0o600 },
+    );
+    chownSync(handedOver, statSync(bHome).uid, statSync(bHome).gid);
+    await attach(b.cloud, bVolume, bInstance.body.id);
     await waitFor("B's probes to finish", () => existsSync(join(bHome, 'probe.done')), { timeoutMs: 120_000, intervalMs: 200 });
     results = new Map(
       readFileSync(join(bHome, 'probe.txt'), 'utf8')
@@ -155,6 +165,7 @@ exit 0
         .map((line) => line.split(' ') as [string, string]),
     );
     logs = (name) => readFileSync(join(bHome, `probe-${name}.log`), 'utf8');
+    expect(existsSync(handedOver)).toBe(false);
     // Every probe ran.
     expect([...results.keys()].sort()).toEqual(probes.map((p) => p.name).sort());
   });
