@@ -180,7 +180,7 @@ export class LocalComputeDriver implements ComputeDriver {
     writeFileSync(bootScript, bootScriptFor(image), { mode: 0o500, flag: 'wx' });
     if (runAs.name) chownSync(bootScript, runAs.uid, runAs.gid);
     const joinGroups = this.opts.limiter.prepare(spec.id, spec.flavor);
-    // Join the cgroups while still root, then drop to the run user in place
+    // Join the cgroups while still root, then drop to the instance's user in place
     // (setpriv execs, so the pid we hold stays the instance's own).
     const wrapper = [
       ...joinGroups.map((f) => `echo $$ > '${f}'`),

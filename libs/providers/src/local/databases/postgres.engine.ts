@@ -86,7 +86,7 @@ export class PostgresEngine implements LocalEngine {
     const dist = choosePostgresDistribution(spec.version!, spec.extensions);
     if (typeof dist === 'string') throw new DriverError('invalid', dist);
     const template = await this.template(dist, runAs);
-    // cp -a keeps the run user's ownership and the 0700 mode PostgreSQL insists on.
+    // cp -a keeps the database user's ownership and the 0700 mode PostgreSQL insists on.
     if (!this.takeCopy(dist, paths.data)) await run('cp', ['-a', template, paths.data]);
     this.refillCopies(dist, template, runAs);
     const preload = spec.extensions.filter((e) => PRELOADED_EXTENSIONS.includes(e)).map(sqlExtensionName);
