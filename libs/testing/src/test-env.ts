@@ -20,7 +20,7 @@ function findRepoRoot(from: string): string {
 }
 
 /**
- * `.data/test` in the repository, unless the instances' users could not
+ * `.data/test` in the repository, unless the unprivileged run user could not
  * reach it there (a checkout under a private home folder): then a folder of
  * this checkout's own under the system's temporary folder.
  */
