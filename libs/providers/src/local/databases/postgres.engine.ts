@@ -75,6 +75,10 @@ export class PostgresEngine implements LocalEngine {
       const stale = owner ? !isAlive(readStat(Number(owner))) : !name.startsWith(TEMPLATE_PREFIX);
       if (stale) rmSync(join(this.copiesDir, name), { recursive: true, force: true });
     }
+    // An earlier release's templates (which trusted the socket) are never copied again.
+    for (const name of existsSync(this.templatesDir) ? readdirSync(this.templatesDir) : []) {
+      if (name.startsWith('postgres-')) rmSync(join(this.templatesDir, name), { recursive: true, force: true });
+    }
   }
 
   async missing(spec: DatabaseServerSpec): Promise<string | null> {
