@@ -13,7 +13,7 @@
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '4';
 
 import { databaseServerKey, DatabaseEngine, ENGINE_PORTS, generateDatabasePassword, scramSha256Verifier, sha256Hex } from '@stratus/core';
-import { DatabaseDriver, localDatabaseDirs } from '@stratus/providers';
+import { DatabaseDriver, HostAccounts, installationId, localDatabaseDirs } from '@stratus/providers';
 import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { Pool } from 'undici';
@@ -197,7 +197,7 @@ async function main(): Promise<void> {
   const api = new PollingClient(stack.http.baseUrl, { 'x-api-key': tenant.apiKey });
   const config = testConfig();
   // The bench's direct servers use the top of the pool, far from what the API leases.
-  const driver = createLocalDatabaseDriver(config);
+  const driver = createLocalDatabaseDriver(config, new HostAccounts(installationId(config.DATA_DIR)));
   const base = config.LOCAL_ADDRESS_POOL.split('.').slice(0, 2).join('.');
   const jobs = new Queue(QUEUES.databases, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });
   const results: Record<string, unknown> = {};

@@ -67,9 +67,9 @@ describe('managed cache (/v1/cache, Redis) on the local provider', () => {
       status_reason: null,
     });
 
-    // The worker's started spare became this cache: it runs in the cache's folder, its marker still names the spare.
+    // The worker's started spare became this cache: it runs in the cache's folder, its marker (`<installation>/<key>`) still names the spare.
     const pid = databaseServersUnder(s.stack.env.DATA_DIR).get(`redis-${ready.id}`);
-    expect(readFileSync(`/proc/${pid}/environ`, 'latin1')).toMatch(/(^|\0)STRATUS_DATABASE_SERVER=spare-redis-/);
+    expect(readFileSync(`/proc/${pid}/environ`, 'latin1')).toMatch(/(^|\0)STRATUS_DATABASE_SERVER=[0-9a-f]{8}\/spare-redis-/);
     const redis = redisAt(ready, created.body.password);
     await redis.connect();
     await redis.set('greeting', 'hello');

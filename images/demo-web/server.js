@@ -7,7 +7,8 @@ const { createHash } = require('node:crypto');
 
 const host = process.env.HOST || '0.0.0.0';
 const port = Number(process.env.PORT || 3000);
-const instanceId = process.env.STRATUS_INSTANCE_ID || 'unknown';
+// `<installation>/<instance id>`: the provider's marker of the instance's processes.
+const instanceId = (process.env.STRATUS_INSTANCE_ID || 'unknown').split('/').pop();
 const started = Date.now();
 let background = null;
 

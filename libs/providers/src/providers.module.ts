@@ -6,20 +6,24 @@ import { createCatalogDriver } from './catalog-setup';
 import { COMPUTE_DRIVER } from './compute.driver';
 import { DATABASE_DRIVER } from './databases.driver';
 import { createLocalDatabaseDriver } from './local/databases/local-databases';
-import { CgroupLimiter } from './local/cgroups';
+import { CgroupLimiter, installationCgroups } from './local/cgroups';
+import { HostAccounts } from './local/host-accounts';
+import { installationId } from './local/installation';
 import { LocalComputeDriver } from './local/local-compute.driver';
 import { LocalImages } from './local/local-images';
 import { LocalVolumeDriver } from './local/local-volume.driver';
-import { ensureRunUser } from './local/run-user';
 import { VOLUME_DRIVER } from './volume.driver';
 
 const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
+/** The installation's host accounts (instance users, the database user), one per process. */
+const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
 
 /** The drivers of the provider chosen by PROVIDER. Only the worker creates compute drivers. */
 @Global()
 @Module({
   providers: [
     { provide: LOCAL_IMAGES, useFactory: () => new LocalImages() },
+    { provide: HOST_ACCOUNTS, inject: [AppConfig], useFactory: (config: AppConfig) => new HostAccounts(installationId(config.DATA_DIR)) },
     {
       provide: CATALOG_DRIVER,
       inject: [AppConfig, LOCAL_IMAGES],
@@ -27,30 +31,30 @@ const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
     },
     {
       provide: COMPUTE_DRIVER,
-      inject: [AppConfig, LOCAL_IMAGES],
-      useFactory: (config: AppConfig, images: LocalImages) =>
+      inject: [AppConfig, LOCAL_IMAGES, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, images: LocalImages, accounts: HostAccounts) =>
         new LocalComputeDriver({
           instancesDir: join(config.DATA_DIR, 'instances'),
-          runAs: ensureRunUser(config.LOCAL_RUN_USER),
-          limiter: new CgroupLimiter(),
+          accounts,
+          limiter: installationCgroups(accounts.installation),
           images,
           bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
         }),
     },
     {
       provide: VOLUME_DRIVER,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
+      inject: [AppConfig, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, accounts: HostAccounts) =>
         new LocalVolumeDriver({
           volumesDir: join(config.DATA_DIR, 'volumes'),
           instancesDir: join(config.DATA_DIR, 'instances'),
-          runAs: ensureRunUser(config.LOCAL_RUN_USER),
+          accounts,
         }),
     },
     {
       provide: DATABASE_DRIVER,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => createLocalDatabaseDriver(config),
+      inject: [AppConfig, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
     },
   ],
   exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER],

@@ -80,7 +80,7 @@ export function readIssuedPasswords(): string[] {
 export function databaseServersUnder(dir: string): Map<string, number> {
   const servers = join(dir, 'databases') + sep;
   const found = new Map<string, number>();
-  for (const pid of [...markedLeadersUnder(DATABASE_MARKER, servers).values()].flat()) {
+  for (const pid of [...markedLeadersUnder(DATABASE_MARKER, dir, servers).values()].flat()) {
     try {
       found.set(readlinkSync(`/proc/${pid}/cwd`).slice(servers.length).split(sep)[0], pid);
     } catch {

@@ -1,8 +1,8 @@
 import { loadConfig } from '@stratus/core';
-import { prepareDatabase } from '@stratus/providers';
+import { existingInstallationId, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { killInstancesUnder, unmountUnder } from './processes';
@@ -21,7 +21,13 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
   await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);
+  // The identity stays with the slot: its host accounts are reused rather than made anew by each run.
+  const installation = existingInstallationId(config.DATA_DIR);
   rmSync(config.DATA_DIR, { recursive: true, force: true });
+  if (installation) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    writeFileSync(join(config.DATA_DIR, 'installation-id'), `${installation}\n`);
+  }
 
   const admin = new URL(config.DATABASE_URL);
   const name = admin.pathname.slice(1);

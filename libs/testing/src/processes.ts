@@ -1,17 +1,35 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CgroupLimiter, INSTANCE_MARKER, isAlive, mountpoints, readStat, scanMarkedLeaders } from '@stratus/providers';
+import {
+  existingInstallationId,
+  findUser,
+  HostAccounts,
+  INSTANCE_MARKER,
+  installationCgroups,
+  isAlive,
+  mountpoints,
+  processUid,
+  readStat,
+  scanMarkedLeaders,
+} from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
+import { dirname } from 'node:path';
 
-/** Instance process-group leaders whose working folder is under `dir`, by instance id. */
+/** Instance process-group leaders of the installation whose instances folder is `dir`, by instance id. */
 export function instanceLeadersUnder(dir: string): Map<string, number[]> {
-  return markedLeadersUnder(INSTANCE_MARKER, dir);
+  return markedLeadersUnder(INSTANCE_MARKER, dirname(dir), dir);
 }
 
-/** Process-group leaders carrying `marker` whose working folder is under `dir`, by marker value. */
-export function markedLeadersUnder(marker: string, dir: string): Map<string, number[]> {
+/**
+ * Process-group leaders carrying `marker` with the identity of the
+ * installation in `dataDir` and whose working folder is under `dir`, by
+ * the marker's resource part. Nothing when the data folder has no identity.
+ */
+export function markedLeadersUnder(marker: string, dataDir: string, dir: string): Map<string, number[]> {
   const result = new Map<string, number[]>();
-  for (const [id, leaders] of scanMarkedLeaders(marker)) {
+  const installation = existingInstallationId(dataDir);
+  if (!installation) return result;
+  for (const [id, leaders] of scanMarkedLeaders(marker, installation)) {
     for (const leader of leaders) {
       let cwd = '';
       try {
@@ -26,15 +44,36 @@ export function markedLeadersUnder(marker: string, dir: string): Map<string, num
 }
 
 /**
- * Ends every instance process a test run left under `dir` (only ours: matched
- * by folder) and, as a delete would, removes the instances' cgroups.
+ * Ends every instance process a test run left in the instances folder `dir`
+ * (only its installation's: matched by the marker's identity and by folder,
+ * and every process of the installation's instance users) and, as a delete
+ * would, removes the instances' cgroups and users.
  */
 export async function killInstancesUnder(dir: string): Promise<number> {
+  const installation = existingInstallationId(dirname(dir));
+  if (!installation) return 0;
+  const accounts = new HostAccounts(installation);
+  const uids = new Set(accounts.instanceUserNames().map((name) => findUser(name)?.uid));
+  const strays = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && uids.has(processUid(Number(name)) ?? undefined));
   const killed = killGroups([...instanceLeadersUnder(dir).values()].flat());
+  for (const pid of strays) {
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
   // A killed group leaves its cgroups once the kernel has reaped it.
-  if (killed) await sleep(300);
-  const limiter = new CgroupLimiter();
+  if (killed || strays.length) await sleep(300);
+  const limiter = installationCgroups(installation);
   for (const id of existsSync(dir) ? readdirSync(dir) : []) limiter.remove(id);
+  for (const name of accounts.instanceUserNames()) {
+    try {
+      execFileSync('userdel', ['-f', name], { stdio: 'pipe' });
+    } catch {
+      // /etc/passwd locked by another useradd: the next delete sweeps it as a leftover
+    }
+  }
   return killed;
 }
 

@@ -104,10 +104,6 @@ export class AppConfig {
   @Matches(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-9])$/)
   LOCAL_ADDRESS_POOL = '127.77.0.0/16';
 
-  /** Unprivileged system user that instance processes run as (when started as root). */
-  @Matches(/^[a-z_][a-z0-9_-]{0,31}$/)
-  LOCAL_RUN_USER = 'stratus-run';
-
   @Transform(toInt)
   @IsInt()
   @Min(1000)

@@ -1,6 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The limiter of one installation: its groups live under `stratus-<installation>` in each controller. */
+export function installationCgroups(installation: string, root = '/sys/fs/cgroup'): CgroupLimiter {
+  return new CgroupLimiter(root, `stratus-${installation}`);
+}
+
 export interface Limits {
   vcpus: number;
   ramMb: number;

@@ -1,10 +1,13 @@
-import { chownSync, readdirSync, statSync } from 'node:fs';
+import { lchownSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunAs } from './run-user';
+import { RunAs } from './host-accounts';
 
-/** Gives a whole folder to the run user (nothing to do when processes run as the control plane's user). */
+/**
+ * Gives a whole folder to a user (nothing to do when processes run as the
+ * control plane's user). Links are changed themselves, never followed.
+ */
 export function chownTree(path: string, runAs: RunAs): void {
   if (!runAs.name) return;
-  chownSync(path, runAs.uid, runAs.gid);
-  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), runAs);
+  lchownSync(path, runAs.uid, runAs.gid);
+  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), runAs);
 }

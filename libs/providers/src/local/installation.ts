@@ -28,6 +28,16 @@ export function installationId(dataDir: string): string {
   }
 }
 
+/** The installation's identity when its data folder has one already (tools that clean up must not make one). */
+export function existingInstallationId(dataDir: string): string | null {
+  try {
+    const id = readFileSync(join(dataDir, 'installation-id'), 'utf8').trim();
+    return /^[0-9a-f]{8}$/.test(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The host names an installation gives its accounts (at most 32 characters, as useradd wants). */
 export const hostNames = {
   /** The user one instance runs as: made at create, removed at delete. */

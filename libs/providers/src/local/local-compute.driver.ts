@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chownSync, closeSync, cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,12 +8,12 @@ import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
 import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
-import { INSTANCE_MARKER, isAlive, readStat, scanInstanceLeaders } from './process-table';
-import { RunAs } from './run-user';
+import { HostAccounts, RunAs } from './host-accounts';
+import { INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
 
 export interface LocalComputeOptions {
   instancesDir: string;
-  runAs: RunAs;
+  accounts: HostAccounts;
   limiter: CgroupLimiter;
   images: LocalImages;
   bootTimeoutMs: number;
@@ -23,19 +23,25 @@ const STOP_GRACE_MS = 5_000;
 const POLL_MS = 50;
 
 /**
- * Instances as supervised process groups. Each instance has a control folder
- * (`<instancesDir>/<id>`: boot script, console log, pid file) and a home
- * inside it owned by the unprivileged run user. The process group leader
- * carries STRATUS_INSTANCE_ID in its environment, so the process table itself
- * tells which instances run, even when a worker died before writing a pid file.
+ * Instances as supervised process groups, each as a user of its own (made
+ * at create, removed at delete; HostAccounts). Each instance has a control
+ * folder (`<instancesDir>/<id>`: boot script, console log, pid file), root's,
+ * that others can pass through but not list, and a home inside it that only
+ * the instance's user can enter. The process group leader carries
+ * STRATUS_INSTANCE_ID (`<installation>/<id>`) in its environment, so the
+ * process table itself tells which instances run, even when a worker died
+ * before writing a pid file; one is taken for the instance only when it runs
+ * as the instance's user (anyone can forge an environment).
  */
 export class LocalComputeDriver implements ComputeDriver {
   private readonly exitListeners: Array<(id: string) => void> = [];
   private readonly exitCodes = new Map<string, string>();
 
   constructor(private readonly opts: LocalComputeOptions) {
-    mkdirSync(opts.instancesDir, { recursive: true, mode: 0o755 });
-    assertSearchable(opts.instancesDir, opts.runAs);
+    // Instances pass through to their own home; listing it would tell them every other instance's id.
+    mkdirSync(opts.instancesDir, { recursive: true, mode: 0o711 });
+    chmodSync(opts.instancesDir, 0o711);
+    if (opts.accounts.isolated) assertSearchable(opts.instancesDir);
   }
 
   onExit(listener: (id: string) => void): void {
@@ -49,10 +55,10 @@ export class LocalComputeDriver implements ComputeDriver {
   }
 
   async observeAll(ids: string[]): Promise<Map<string, ObservedInstance>> {
-    const leaders = scanInstanceLeaders();
+    const leaders = scanInstanceLeaders(this.opts.accounts.installation);
     const result = new Map<string, ObservedInstance>();
     for (const id of ids) {
-      const leader = leaders.get(id)?.[0];
+      const leader = leaders.get(id)?.find((l) => this.runsAsInstance(id, l.pid));
       if (leader) {
         this.writePidFile(id, leader.pid, leader.startTime);
         result.set(id, this.observed(id, leader.pid));
@@ -71,8 +77,11 @@ export class LocalComputeDriver implements ComputeDriver {
       await this.waitReady(spec, image, existing.pid!);
       return existing;
     }
-    this.layOut(spec, image);
-    const pid = this.boot(spec, image);
+    // The folder before the user: a sweep of leftover users spares the users of folders it sees.
+    mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o711 });
+    const user = await this.opts.accounts.ensureInstanceUser(spec.id);
+    this.layOut(spec, image, user);
+    const pid = this.boot(spec, image, user);
     await this.waitReady(spec, image, pid);
     return this.observed(spec.id, pid);
   }
@@ -89,8 +98,32 @@ export class LocalComputeDriver implements ComputeDriver {
       for (const p of this.opts.limiter.members(id)) pids.add(p);
       this.signal(pids, 'SIGKILL');
     }
+    await this.killEverythingOf(id);
     this.opts.limiter.remove(id);
     rmSync(this.controlDir(id), { recursive: true, force: true });
+    await this.opts.accounts.removeInstanceUser(id);
+    await this.opts.accounts.removeLeftoverInstanceUsers(this.opts.instancesDir);
+  }
+
+  /**
+   * Whatever the instance's user still runs (a daemon that left the process
+   * group, where no cgroup holds it): its user is its own, so every process
+   * of that user is the instance's.
+   */
+  private async killEverythingOf(id: string): Promise<void> {
+    const user = this.opts.accounts.isolated ? this.opts.accounts.instanceUser(id) : null;
+    if (!user) return;
+    const deadline = Date.now() + STOP_GRACE_MS;
+    for (let left = processesOf(user.uid); left.length > 0 && Date.now() < deadline; left = processesOf(user.uid)) {
+      this.signal(new Set(left), 'SIGKILL');
+      await sleep(POLL_MS);
+    }
+  }
+
+  /** The process runs as the instance's user (or is our own boot wrapper, still root before it drops). */
+  private runsAsInstance(id: string, pid: number): boolean {
+    const uid = processUid(pid);
+    return uid !== null && (uid === process.getuid?.() || uid === this.opts.accounts.instanceUser(id)?.uid);
   }
 
   private observed(id: string, pid: number | null): ObservedInstance {
@@ -110,28 +143,44 @@ export class LocalComputeDriver implements ComputeDriver {
    * root disk. A marker written last makes it all-or-nothing, so a worker that
    * died half-way leaves something the next attempt redoes, not a broken home.
    */
-  private layOut(spec: InstanceSpec, image: LocalImage): void {
+  private layOut(spec: InstanceSpec, image: LocalImage, user: RunAs): void {
     const home = this.home(spec.id);
     const done = join(this.controlDir(spec.id), 'laid-out');
     if (existsSync(done)) return;
     rmSync(home, { recursive: true, force: true });
-    mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o755 });
+    mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o711 });
     cpSync(image.dir, home, { recursive: true, filter: (src) => !src.endsWith('image.json') });
     mkdirSync(join(home, '.stratus'), { recursive: true, mode: 0o700 });
     if (spec.userData) writeFileSync(join(home, '.stratus', 'user-data'), spec.userData, { mode: 0o700 });
-    writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor));
-    chownTree(home, this.opts.runAs);
+    writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor), { mode: 0o600 });
+    chownTree(home, user);
+    chmodSync(home, 0o700);
     writeFileSync(done, '');
   }
 
+  /**
+   * Before every boot: the control folder passable but not listable, the
+   * home the instance's alone (a home laid out for an earlier user, before
+   * instances had users of their own, is handed over whole).
+   */
+  private secure(id: string, user: RunAs): void {
+    chmodSync(this.controlDir(id), 0o711);
+    const home = this.home(id);
+    if (user.name && lstatSync(home).uid !== user.uid) chownTree(home, user);
+    chmodSync(home, 0o700);
+  }
+
   /** Starts the boot script in a new session; returns the group leader's pid. */
-  private boot(spec: InstanceSpec, image: LocalImage): number {
+  private boot(spec: InstanceSpec, image: LocalImage, runAs: RunAs): number {
     const dir = this.controlDir(spec.id);
+    this.secure(spec.id, runAs);
+    // Readable by the instance alone; made anew, so nothing the instance did to the old one is kept.
     const bootScript = join(dir, 'boot.sh');
-    writeFileSync(bootScript, bootScriptFor(image), { mode: 0o755 });
+    rmSync(bootScript, { force: true });
+    writeFileSync(bootScript, bootScriptFor(image), { mode: 0o500, flag: 'wx' });
+    if (runAs.name) chownSync(bootScript, runAs.uid, runAs.gid);
     const joinGroups = this.opts.limiter.prepare(spec.id, spec.flavor);
-    const { runAs } = this.opts;
-    // Join the cgroups while still root, then drop to the run user in place
+    // Join the cgroups while still root, then drop to the instance's user in place
     // (setpriv execs, so the pid we hold stays the instance's own).
     const wrapper = [
       ...joinGroups.map((f) => `echo $$ > '${f}'`),
@@ -139,9 +188,11 @@ export class LocalComputeDriver implements ComputeDriver {
         ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups -- /bin/sh '${bootScript}'`
         : `exec /bin/sh '${bootScript}'`,
     ].join(' && ');
-    const log = openSync(join(dir, 'console.log'), 'a');
+    // The console may echo what user_data did: root's, for the operator only.
+    const log = openSync(join(dir, 'console.log'), 'a', 0o600);
     let child: ChildProcess;
     try {
+      fchmodSync(log, 0o600);
       child = spawn('/bin/sh', ['-c', wrapper], {
         cwd: this.home(spec.id),
         detached: true,
@@ -154,7 +205,7 @@ export class LocalComputeDriver implements ComputeDriver {
           HOST: spec.address,
           PORT: String(spec.port),
           STRATUS_NODE: process.execPath,
-          [INSTANCE_MARKER]: spec.id,
+          [INSTANCE_MARKER]: markerValue(this.opts.accounts.installation, spec.id),
         },
       });
     } finally {
@@ -213,7 +264,7 @@ export class LocalComputeDriver implements ComputeDriver {
 
   private writePidFile(id: string, pid: number, startTime: string): void {
     try {
-      writeFileSync(join(this.controlDir(id), 'pid'), `${pid} ${startTime}\n`);
+      writeFileSync(join(this.controlDir(id), 'pid'), `${pid} ${startTime}\n`, { mode: 0o600 });
     } catch {
       // Control folder removed by a concurrent delete; nothing to record.
     }
@@ -243,6 +294,8 @@ export class LocalComputeDriver implements ComputeDriver {
 function bootScriptFor(image: LocalImage): string {
   return `#!/bin/sh
 # Written by the local provider before every boot.
+# Files an instance makes are its own: the instances of an installation share a group.
+umask 077
 cd "$HOME" || exit 71
 rm -f .stratus/booted
 if [ -f .stratus/user-data ] && [ ! -f .stratus/first-boot-done ]; then
@@ -271,12 +324,11 @@ function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** The run user must be able to reach its home through every parent folder. */
-function assertSearchable(dir: string, runAs: RunAs): void {
-  if (!runAs.name) return;
+/** Instance users must be able to reach their home through every parent folder. */
+function assertSearchable(dir: string): void {
   for (let d = dir; d !== dirname(d); d = dirname(d)) {
     if ((statSync(d).mode & 0o001) === 0) {
-      throw new Error(`instances folder ${dir} is not reachable by user ${runAs.name}: ${d} is not searchable by others (chmod o+x)`);
+      throw new Error(`instances folder ${dir} is not reachable by instance users: ${d} is not searchable by others (chmod o+x)`);
     }
   }
 }

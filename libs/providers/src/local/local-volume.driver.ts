@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { chownSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DriverError } from '../driver-error';
 import { AttachedVolume, VolumeDriver, volumeMountpoint } from '../volume.driver';
-import { RunAs } from './run-user';
+import { HostAccounts, RunAs } from './host-accounts';
 
 const run = promisify(execFile);
 const GIB = 1024 ** 3;
@@ -12,7 +12,7 @@ const GIB = 1024 ** 3;
 export interface LocalVolumeOptions {
   volumesDir: string;
   instancesDir: string;
-  runAs: RunAs;
+  accounts: HostAccounts;
 }
 
 /**
@@ -23,14 +23,18 @@ export interface LocalVolumeOptions {
  * otherwise `<id>/mnt` is a plain folder and the size is only reserved.
  * Attaching links `volumes/<id>` in the instance's home to the mount, so the
  * instance sees it in its working directory; deleting an instance removes
- * the link, never the volume's data.
+ * the link, never the volume's data. While attached, the volume (its root
+ * and every file on it) belongs to the instance's user, and only that user
+ * can enter it; detached, it is root's.
  */
 export class LocalVolumeDriver implements VolumeDriver {
   readonly backing: string;
   private readonly loop: boolean;
 
   constructor(private readonly opts: LocalVolumeOptions) {
-    mkdirSync(opts.volumesDir, { recursive: true, mode: 0o755 });
+    // Passable (an instance follows its link to the mount), not listable.
+    mkdirSync(opts.volumesDir, { recursive: true, mode: 0o711 });
+    chmodSync(opts.volumesDir, 0o711);
     const why = loopUnavailable();
     this.loop = why === null;
     this.backing = this.loop ? 'ext4 image, loop-mounted while attached' : `folder beside a reserved image file (${why})`;
@@ -43,7 +47,7 @@ export class LocalVolumeDriver implements VolumeDriver {
   async create(id: string, sizeGb: number): Promise<void> {
     const dir = this.dir(id);
     if (existsSync(join(dir, 'ready'))) return;
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    mkdirSync(dir, { recursive: true, mode: 0o711 });
     const image = join(dir, 'disk.img');
     const fd = openSync(image, 'w', 0o600);
     try {
@@ -52,12 +56,10 @@ export class LocalVolumeDriver implements VolumeDriver {
       closeSync(fd);
     }
     const mnt = join(dir, 'mnt');
-    mkdirSync(mnt, { recursive: true, mode: 0o755 });
+    mkdirSync(mnt, { recursive: true, mode: 0o700 });
     if (this.loop) {
-      const { uid, gid } = this.opts.runAs;
-      await this.exec('mkfs.ext4', ['-q', '-F', '-m', '0', '-E', `root_owner=${uid}:${gid},nodiscard,lazy_itable_init=1`, image]);
-    } else if (this.opts.runAs.name) {
-      chownSync(mnt, this.opts.runAs.uid, this.opts.runAs.gid);
+      // Root's until an attach hands it to the instance's user.
+      await this.exec('mkfs.ext4', ['-q', '-F', '-m', '0', '-E', `root_owner=${process.getuid!()}:${process.getgid!()},nodiscard,lazy_itable_init=1`, image]);
     }
     // Written last: a create cut short is redone from the start.
     writeFileSync(join(dir, 'ready'), String(sizeGb));
@@ -72,7 +74,8 @@ export class LocalVolumeDriver implements VolumeDriver {
     if (this.loop && !isMountpoint(mnt)) {
       await this.exec('mount', ['-o', 'loop,nosuid,nodev', join(this.dir(id), 'disk.img'), mnt]);
     }
-    await this.link(id, join(control, 'home'));
+    await this.handOver(mnt, this.user(instanceId));
+    await this.link(id, instanceId);
     return { mountpoint: volumeMountpoint(id) };
   }
 
@@ -82,14 +85,18 @@ export class LocalVolumeDriver implements VolumeDriver {
     if (!home || !existsSync(home)) return this.unmount(id, 'lazily');
     // Whatever the instance made of its `volumes` folder (read-only, say), its own user can
     // undo; rm does not follow the link.
-    await this.asRunUser('sh', ['-c', 'chmod u+w -- "$1" 2>/dev/null; rm -rf -- "$2"', 'sh', join(home, 'volumes'), join(home, volumeMountpoint(id))]);
+    const user = this.user(instanceId!);
+    await this.asUser(user, 'sh', ['-c', 'chmod u+w -- "$1" 2>/dev/null; rm -rf -- "$2"', 'sh', join(home, 'volumes'), join(home, volumeMountpoint(id))]);
     try {
       await this.unmount(id, 'or refuse');
     } catch (err) {
       // Busy: the instance keeps the volume, link and all, as before the detach.
-      await this.link(id, home).catch(() => undefined);
+      await this.link(id, instanceId!).catch(() => undefined);
       throw err;
     }
+    // A folder volume stays where it was: root's again, so the instance cannot reach it by its path.
+    if (!this.loop) chmodSync(join(this.dir(id), 'mnt'), 0o700);
+    if (!this.loop && user.name) chownSync(join(this.dir(id), 'mnt'), process.getuid!(), process.getgid!());
   }
 
   async delete(id: string): Promise<void> {
@@ -98,11 +105,32 @@ export class LocalVolumeDriver implements VolumeDriver {
   }
 
   /** `volumes/<id>` in the instance's home, a link to the volume's mount. */
-  private async link(id: string, home: string): Promise<void> {
+  private async link(id: string, instanceId: string): Promise<void> {
+    const home = join(this.opts.instancesDir, instanceId, 'home');
+    const user = this.user(instanceId);
     // The home is the instance's to change (it may have made `volumes` a link to anywhere):
     // the link is made as the instance's user, never by root following the instance's paths.
-    await this.asRunUser('mkdir', ['-p', '-m', '755', '--', join(home, 'volumes')]);
-    await this.asRunUser('ln', ['-sfn', '--', join(this.dir(id), 'mnt'), join(home, volumeMountpoint(id))]);
+    await this.asUser(user, 'mkdir', ['-p', '-m', '755', '--', join(home, 'volumes')]);
+    await this.asUser(user, 'ln', ['-sfn', '--', join(this.dir(id), 'mnt'), join(home, volumeMountpoint(id))]);
+  }
+
+  /**
+   * The volume's root and every file on it to the instance's user (files a
+   * former instance made were its user's), entered by that user alone.
+   * chown -R changes links themselves and never follows them.
+   */
+  private async handOver(mnt: string, user: RunAs): Promise<void> {
+    if (!user.name) return;
+    const root = statSync(mnt);
+    if (root.uid !== user.uid || root.gid !== user.gid) await this.exec('chown', ['-R', '-P', '-h', `${user.uid}:${user.gid}`, '--', mnt]);
+    chmodSync(mnt, 0o700);
+  }
+
+  /** The user the instance runs as; an instance without one has not been created (yet). */
+  private user(instanceId: string): RunAs {
+    const user = this.opts.accounts.instanceUser(instanceId);
+    if (!user) throw new DriverError('retryable', `instance ${instanceId} has no user yet`);
+    return user;
   }
 
   /**
@@ -135,8 +163,7 @@ export class LocalVolumeDriver implements VolumeDriver {
    * processes have. Refused, it is the instance's doing (its home is its
    * own): not worth retrying.
    */
-  private async asRunUser(cmd: string, args: string[]): Promise<void> {
-    const { name, uid, gid } = this.opts.runAs;
+  private async asUser({ name, uid, gid }: RunAs, cmd: string, args: string[]): Promise<void> {
     try {
       await this.exec(cmd, args, name ? { uid, gid } : {});
     } catch (err) {

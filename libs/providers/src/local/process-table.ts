@@ -46,24 +46,60 @@ function markerOf(pid: number, marker: string): string | null {
 }
 
 /**
- * Every live process-group leader that carries the instance marker, by
- * instance id. Used to adopt instances whose pid file is missing or stale and
- * to prove there is never a second copy of one.
+ * A marker's value: the installation, then the resource. Several
+ * installations may share a host; each knows its own processes by it.
  */
-export function scanInstanceLeaders(): Map<string, ProcStat[]> {
-  return scanMarkedLeaders(INSTANCE_MARKER);
+export function markerValue(installation: string, id: string): string {
+  return `${installation}/${id}`;
 }
 
-/** Every live process-group leader whose environment carries `marker`, by the marker's value. */
-export function scanMarkedLeaders(marker: string): Map<string, ProcStat[]> {
+/**
+ * The real uid a process runs as; null when it is gone. From `status`, not
+ * the owner of its /proc folder: a process that makes itself non-dumpable
+ * has a folder owned by root, and must not pass for one of root's.
+ */
+export function processUid(pid: number): number | null {
+  try {
+    const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Every live process-group leader of this installation that carries the
+ * instance marker, by instance id. Used to adopt instances whose pid file is
+ * missing or stale and to prove there is never a second copy of one.
+ */
+export function scanInstanceLeaders(installation: string): Map<string, ProcStat[]> {
+  return scanMarkedLeaders(INSTANCE_MARKER, installation);
+}
+
+/**
+ * Every live process-group leader whose environment carries `marker` with
+ * this installation's identity, by the rest of the marker's value. Anyone
+ * can put anything in an environment: callers check who the process runs as
+ * before they take it for theirs.
+ */
+export function scanMarkedLeaders(marker: string, installation: string): Map<string, ProcStat[]> {
+  const prefix = markerValue(installation, '');
   const found = new Map<string, ProcStat[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const stat = readStat(Number(name));
     if (!isAlive(stat) || stat.pgrp !== stat.pid) continue;
-    const id = markerOf(stat.pid, marker);
-    if (id === null) continue;
+    const value = markerOf(stat.pid, marker);
+    if (value === null || !value.startsWith(prefix)) continue;
+    const id = value.slice(prefix.length);
     found.set(id, [...(found.get(id) ?? []), stat]);
   }
   return found;
+}
+
+/** Every live process running as `uid` (a deleted instance's user must have none left before it goes). */
+export function processesOf(uid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && processUid(Number(name)) === uid && isAlive(readStat(Number(name))))
+    .map(Number);
 }

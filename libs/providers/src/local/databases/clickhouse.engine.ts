@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
-import { RunAs } from '../run-user';
+import { RunAs } from '../host-accounts';
 import { chownTree } from '../file-ownership';
 import { findExecutable } from './host-binaries';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';

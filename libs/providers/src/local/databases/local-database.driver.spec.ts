@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { isAlive, readStat } from '../process-table';
-import { ensureRunUser } from '../run-user';
+import { HostAccounts } from '../host-accounts';
+import { installationId } from '../installation';
 import { ClickHouseEngine } from './clickhouse.engine';
 import { LocalDatabaseDriver } from './local-database.driver';
+import { postgresAdmin } from './local-databases';
 import { PostgresEngine } from './postgres.engine';
 import { RedisEngine } from './redis.engine';
 
@@ -61,22 +63,24 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
 
 (hasRedis ? describe : describe.skip)('LocalDatabaseDriver spares (real Redis)', () => {
   let dir: string;
+  let accounts: HostAccounts;
   let driver: LocalDatabaseDriver;
   const errors: string[] = [];
 
   const newDriver = () =>
     new LocalDatabaseDriver({
       dir,
-      runAs: ensureRunUser('stratus-run'),
+      accounts,
       startTimeoutMs: 10_000,
-      engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
+      engines: { postgres: new PostgresEngine(join(dir, 'templates'), postgresAdmin(join(dir, '..'))), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
     });
 
   beforeAll(async () => {
     const root = mkdtempSync(join(tmpdir(), 'stratus-spares-'));
-    // The run user must reach its servers' folders.
+    // The database user must reach its servers' folders.
     chmodSync(root, 0o755);
     dir = join(root, 'databases');
+    accounts = new HostAccounts(installationId(root));
     driver = newDriver();
     await driver.keepSpares(1, (engine, err) => errors.push(`${engine}: ${err.message}`));
   });
@@ -85,6 +89,8 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     await driver.close();
     for (const n of [1, 2, 3]) await driver.delete(`redis-${n}`);
     rmSync(join(dir, '..'), { recursive: true, force: true });
+    // The installation of this spec goes with it, accounts and all.
+    await accounts.removeAll();
   });
 
   it('keeps one started spare that no client can reach over TCP', async () => {
@@ -170,9 +176,9 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     const reported: string[] = [];
     const broken = new LocalDatabaseDriver({
       dir,
-      runAs: ensureRunUser('stratus-run'),
+      accounts,
       startTimeoutMs: 10_000,
-      engines: { postgres: new PostgresEngine(join(dir, 'templates')), redis: spareless, clickhouse: new ClickHouseEngine() },
+      engines: { postgres: new PostgresEngine(join(dir, 'templates'), postgresAdmin(join(dir, '..'))), redis: spareless, clickhouse: new ClickHouseEngine() },
     });
     const before = runningSpares(dir).map((s) => s.key);
     await broken.keepSpares(1, (engine, err) => reported.push(`${engine}: ${err.message}`));

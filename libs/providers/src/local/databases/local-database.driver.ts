@@ -1,21 +1,25 @@
 import { DatabaseEngine } from '@stratus/core';
 import { ChildProcess, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
-import { isAlive, readStat, scanMarkedLeaders } from '../process-table';
-import { RunAs } from '../run-user';
+import { HostAccounts, RunAs } from '../host-accounts';
+import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
-/** Environment variable that marks a database server's process group; the process table is the truth. */
+const run = promisify(execFile);
+
+/** Environment variable that marks a database server's process group (`<installation>/<key>`); the process table is the truth. */
 export const DATABASE_MARKER = 'STRATUS_DATABASE_SERVER';
 
 export interface LocalDatabaseOptions {
   /** Servers live under `<dir>/<key>/`. */
   dir: string;
-  runAs: RunAs;
+  accounts: HostAccounts;
   startTimeoutMs: number;
   engines: Record<DatabaseEngine, LocalEngine>;
 }
@@ -53,10 +57,14 @@ interface Spare {
 
 /**
  * Database servers as supervised processes of the worker: each runs as the
- * unprivileged run user, in its own process group, with its data under
- * `<dir>/<key>/data`. They outlive the worker and are adopted again from
- * their pid file (pid and start time, so a reused pid is never mistaken for
- * the server), or from the process table when the pid file is missing.
+ * installation's database user (which no instance is), in its own process
+ * group, with its data under `<dir>/<key>/data`. Every folder on the way is
+ * root's with the database user's group, closed to everyone else, so no
+ * instance reaches a server's files or unix sockets. They outlive the
+ * worker and are adopted again from their pid file (pid and start time, so
+ * a reused pid is never mistaken for the server), or from the process table
+ * when the pid file is missing: only a process of this installation that
+ * runs as the database user.
  */
 export class LocalDatabaseDriver implements DatabaseDriver {
   private readonly exitListeners: Array<(key: string) => void> = [];
@@ -72,8 +80,26 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   /** Spare key -> the key of the server it became, for the exit listeners. */
   private readonly claimedAs = new Map<string, string>();
 
+  private owner: Promise<RunAs> | null = null;
+
   constructor(private readonly opts: LocalDatabaseOptions) {
-    mkdirSync(opts.dir, { recursive: true, mode: 0o755 });
+    mkdirSync(opts.dir, { recursive: true, mode: 0o710 });
+  }
+
+  /** The database user, made on first use; the servers folder closed to everyone but it. */
+  private runAs(): Promise<RunAs> {
+    this.owner ??= this.opts.accounts.databaseUser().then((user) => {
+      this.closeToOthers(this.opts.dir, user);
+      return user;
+    });
+    this.owner.catch(() => (this.owner = null));
+    return this.owner;
+  }
+
+  /** root's, passable by the database user's group only. */
+  private closeToOthers(dir: string, user: RunAs): void {
+    if (user.name) chownSync(dir, process.getuid!(), user.gid);
+    chmodSync(dir, 0o710);
   }
 
   onExit(listener: (key: string) => void): void {
@@ -144,6 +170,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     const engine = this.opts.engines[spec.engine];
     const paths = this.paths(spec.key);
     const fresh = !existsSync(join(paths.dir, LAID_OUT));
+    const runAs = await this.runAs();
     try {
       let pid: number | null;
       if (fresh) {
@@ -151,16 +178,17 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         if (missing) throw new DriverError('invalid', missing);
         // What an interrupted start left (a half-claimed spare, say) goes before its folder does.
         if (existsSync(paths.dir)) await this.stop(spec.key);
-        const claimed = await this.claimSpare(engine, spec, paths);
+        const claimed = await this.claimSpare(engine, spec, paths, runAs);
         // The claim was answered once the server listened on the address with the spec applied.
         if (claimed !== null) return { running: true, pid: claimed };
-        await this.layOut(engine, spec, paths);
+        await this.layOut(engine, spec, paths, runAs);
         // A fresh layout has never been started (the marker is written before any spawn): no need to look.
         pid = null;
       } else {
         pid = this.runningPid(spec.key);
+        if (pid === null) await this.upgrade(engine, paths, runAs);
       }
-      if (pid === null) pid = this.spawn(spec.key, engine.command(spec, paths), paths);
+      if (pid === null) pid = this.spawn(spec.key, engine.command(spec, paths), paths, runAs);
       await this.waitUntilUp(pid, paths, spec.engine, () => engine.probe(spec, paths));
       await engine.configure(spec, paths);
       return { running: true, pid };
@@ -175,15 +203,32 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   /** All or nothing: the marker is written last, so a half-made layout is redone from scratch. */
-  private async layOut(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths): Promise<void> {
+  private async layOut(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {
     rmSync(paths.dir, { recursive: true, force: true });
-    mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
-    for (const d of [paths.run]) {
-      mkdirSync(d, { mode: 0o700 });
-      this.chown(d);
-    }
-    await engine.layOut(spec, paths, this.opts.runAs);
+    this.makeServerDir(paths, runAs);
+    await engine.layOut(spec, paths, runAs);
     writeFileSync(join(paths.dir, LAID_OUT), '');
+  }
+
+  /** The control folder (root's, passable by the database user only) and the sockets folder (the database user's). */
+  private makeServerDir(paths: ServerPaths, runAs: RunAs): void {
+    mkdirSync(paths.dir, { recursive: true, mode: 0o710 });
+    this.closeToOthers(paths.dir, runAs);
+    mkdirSync(paths.run, { mode: 0o700 });
+    if (runAs.name) chownSync(paths.run, runAs.uid, runAs.gid);
+  }
+
+  /**
+   * A server laid out by an earlier release, before its next start: its
+   * files become the database user's (they were a user instances shared)
+   * and its folders close to others; the engine rewrites what it must.
+   */
+  private async upgrade(engine: LocalEngine, paths: ServerPaths, runAs: RunAs): Promise<void> {
+    this.closeToOthers(paths.dir, runAs);
+    for (const d of [paths.data, paths.run]) {
+      if (runAs.name && existsSync(d) && statSync(d).uid !== runAs.uid) await run('chown', ['-R', '-P', '-h', `${runAs.uid}:${runAs.gid}`, '--', d]);
+    }
+    await engine.beforeStart?.(paths, runAs);
   }
 
   /**
@@ -191,7 +236,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    * its folder; null when there is none or the claim failed (the spare is
    * then gone, and the caller starts a server the usual way).
    */
-  private async claimSpare(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths): Promise<number | null> {
+  private async claimSpare(engine: LocalEngine, spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<number | null> {
     const spare = engine.spare && this.spares.get(spec.engine)?.shift();
     if (!spare) return null;
     this.scheduleRefill(SPARE_REFILL_DELAY_MS);
@@ -200,7 +245,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       // The pid file, the log and the server's working folder move with it.
       renameSync(this.paths(spare.key).dir, paths.dir);
       this.claimedAs.set(spare.key, spec.key);
-      await spare.link.claim(spec, paths, this.opts.runAs);
+      await spare.link.claim(spec, paths, runAs);
       writeFileSync(join(paths.dir, LAID_OUT), '');
       return spare.pid;
     } catch (err) {
@@ -251,11 +296,10 @@ export class LocalDatabaseDriver implements DatabaseDriver {
 
   private async startSpare(engine: LocalEngine, key: string): Promise<Spare> {
     const paths = this.paths(key);
-    mkdirSync(paths.dir, { recursive: true, mode: 0o755 });
-    mkdirSync(paths.run, { mode: 0o700 });
-    this.chown(paths.run);
-    await engine.spare!.layOut(paths, this.opts.runAs);
-    const pid = this.spawn(key, engine.spare!.command(paths), paths);
+    const runAs = await this.runAs();
+    this.makeServerDir(paths, runAs);
+    await engine.spare!.layOut(paths, runAs);
+    const pid = this.spawn(key, engine.spare!.command(paths), paths, runAs);
     let link: SpareLink | null = null;
     await this.waitUntilUp(pid, paths, `spare ${key}`, async () => (link = await engine.spare!.connect(paths)) !== null);
     return { key, pid, link: link! };
@@ -274,17 +318,18 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     }
   }
 
-  private spawn(key: string, { bin, args, env }: ServerCommand, paths: ServerPaths): number {
-    const { runAs } = this.opts;
-    const log = openSync(paths.log, 'a');
+  private spawn(key: string, { bin, args, env }: ServerCommand, paths: ServerPaths, runAs: RunAs): number {
+    // The server's output, root's: it is read through the control plane only.
+    const log = openSync(paths.log, 'a', 0o600);
     let child: ChildProcess;
     try {
+      fchmodSync(log, 0o600);
       child = spawn(bin, args, {
         cwd: paths.dir,
         detached: true,
         stdio: ['ignore', log, log],
         ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: paths.data, ...env, [DATABASE_MARKER]: key },
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: paths.data, ...env, [DATABASE_MARKER]: markerValue(this.opts.accounts.installation, key) },
       });
     } finally {
       closeSync(log);
@@ -292,7 +337,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     // Without a listener a failed spawn would crash the worker.
     child.on('error', () => undefined);
     if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${key}`);
-    writeFileSync(join(paths.dir, 'pid'), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`);
+    writeFileSync(join(paths.dir, 'pid'), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`, { mode: 0o600 });
     child.on('exit', () => this.exited(key));
     child.unref();
     return child.pid;
@@ -348,10 +393,13 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     } catch {
       // no pid file
     }
-    const leader = scanMarkedLeaders(DATABASE_MARKER).get(key)?.[0];
+    // Anyone can put the marker in an environment: only the database user's processes (or our own) are servers.
+    const leader = scanMarkedLeaders(DATABASE_MARKER, this.opts.accounts.installation)
+      .get(key)
+      ?.find((l) => [process.getuid?.(), this.opts.accounts.databaseUserNow()?.uid].includes(processUid(l.pid) ?? -1));
     if (!leader) return null;
     try {
-      writeFileSync(join(this.paths(key).dir, 'pid'), `${leader.pid} ${leader.startTime}\n`);
+      writeFileSync(join(this.paths(key).dir, 'pid'), `${leader.pid} ${leader.startTime}\n`, { mode: 0o600 });
     } catch {
       // control folder gone; the caller stops it
     }
@@ -361,10 +409,6 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private paths(key: string): ServerPaths {
     const dir = join(this.opts.dir, key);
     return { dir, data: join(dir, 'data'), run: join(dir, 'run'), log: join(dir, 'server.log') };
-  }
-
-  private chown(path: string): void {
-    if (this.opts.runAs.name) chownSync(path, this.opts.runAs.uid, this.opts.runAs.gid);
   }
 
   private tail(paths: ServerPaths, chars = 400): string {

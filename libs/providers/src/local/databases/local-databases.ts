@@ -1,9 +1,9 @@
-import { AppConfig } from '@stratus/core';
+import { AppConfig, randomToken, readOrCreateSecret, scramSha256Verifier, secretsDir } from '@stratus/core';
 import { join } from 'node:path';
-import { ensureRunUser } from '../run-user';
+import { HostAccounts } from '../host-accounts';
 import { ClickHouseEngine } from './clickhouse.engine';
 import { LocalDatabaseDriver } from './local-database.driver';
-import { PostgresEngine } from './postgres.engine';
+import { PostgresAdmin, PostgresEngine } from './postgres.engine';
 import { RedisEngine } from './redis.engine';
 
 /** Where servers and templates live under DATA_DIR. */
@@ -11,13 +11,32 @@ export function localDatabaseDirs(dataDir: string): { servers: string; templates
   return { servers: join(dataDir, 'databases'), templates: join(dataDir, 'templates') };
 }
 
+/** The file (mode 0600, in the 0700 secrets folder) that holds the admin password of the installation's PostgreSQL servers. */
+export function postgresAdminPasswordFile(dataDir: string): string {
+  return join(secretsDir(dataDir), 'postgres-admin-password');
+}
+
+/**
+ * The installation's PostgreSQL admin password: made once, kept where only
+ * root reads it. Servers hold only its verifier.
+ */
+export function postgresAdmin(dataDir: string): PostgresAdmin {
+  const password = readOrCreateSecret(postgresAdminPasswordFile(dataDir), () => randomToken(32)).trim();
+  let verifier: Promise<string> | null = null;
+  return { password, verifier: () => (verifier ??= scramSha256Verifier(password)) };
+}
+
 /** The local provider's database driver: PostgreSQL, Redis and ClickHouse servers on loopback addresses. */
-export function createLocalDatabaseDriver(config: AppConfig): LocalDatabaseDriver {
+export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts): LocalDatabaseDriver {
   const dirs = localDatabaseDirs(config.DATA_DIR);
   return new LocalDatabaseDriver({
     dir: dirs.servers,
-    runAs: ensureRunUser(config.LOCAL_RUN_USER),
+    accounts,
     startTimeoutMs: config.DATABASE_START_TIMEOUT_MS,
-    engines: { postgres: new PostgresEngine(dirs.templates), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
+    engines: {
+      postgres: new PostgresEngine(dirs.templates, postgresAdmin(config.DATA_DIR)),
+      redis: new RedisEngine(),
+      clickhouse: new ClickHouseEngine(),
+    },
   });
 }

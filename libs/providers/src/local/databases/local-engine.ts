@@ -1,13 +1,13 @@
 import { DatabaseServerSpec } from '../../databases.driver';
-import { RunAs } from '../run-user';
+import { RunAs } from '../host-accounts';
 
-/** Where one server lives: `<databases dir>/<key>/`, root-owned, with the run user's data inside. */
+/** Where one server lives: `<databases dir>/<key>/`, root-owned, with the database user's data inside. */
 export interface ServerPaths {
   /** Control folder: pid file, log, engine settings. */
   dir: string;
-  /** The engine's data, owned by the run user, mode 0700. */
+  /** The engine's data, owned by the database user, mode 0700. */
   data: string;
-  /** Unix sockets, owned by the run user, mode 0700. */
+  /** Unix sockets, owned by the database user, mode 0700. */
   run: string;
   log: string;
 }
@@ -30,6 +30,11 @@ export interface LocalEngine {
   missing(spec: DatabaseServerSpec): Promise<string | null>;
   /** Creates the data folder and the server's settings. Runs once per server, before the first start. */
   layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void>;
+  /**
+   * Before a start of a server that ran before (not a fresh one): brings
+   * what an earlier release laid out up to date. Runs with the server stopped.
+   */
+  beforeStart?(paths: ServerPaths, runAs: RunAs): Promise<void>;
   /** The server in the foreground, as a command line. */
   command(spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand;
   /** True once the server answers on its address. */

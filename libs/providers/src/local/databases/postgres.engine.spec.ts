@@ -1,11 +1,15 @@
 import { waitFor } from '@stratus/testing';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Client } from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
-import { ensureRunUser } from '../run-user';
+import { HostAccounts, RunAs } from '../host-accounts';
+import { installationId } from '../installation';
+import { postgresAdmin } from './local-databases';
 import { ServerPaths } from './local-engine';
-import { PostgresEngine } from './postgres.engine';
+import { PG_HBA, PostgresEngine } from './postgres.engine';
 import { choosePostgresDistribution } from './postgres-distributions';
 
 const spec: DatabaseServerSpec = {
@@ -25,7 +29,8 @@ const spec: DatabaseServerSpec = {
 const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
 
 (hasPostgres16 ? describe : describe.skip)('PostgresEngine: data folder copies made ahead', () => {
-  const runAs = ensureRunUser('stratus-run');
+  let accounts: HostAccounts;
+  let runAs: RunAs;
   let root: string;
   let n = 0;
 
@@ -40,15 +45,20 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   const copies = () =>
     existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'stratus-pg-copies-'));
     chmodSync(root, 0o755);
+    accounts = new HostAccounts(installationId(root));
+    runAs = await accounts.databaseUser();
   });
 
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(async () => {
+    rmSync(root, { recursive: true, force: true });
+    await accounts.removeAll();
+  });
 
   it('without keepCopies, each layout copies the template and nothing is made ahead', async () => {
-    const engine = new PostgresEngine(join(root, 'templates'));
+    const engine = new PostgresEngine(join(root, 'templates'), postgresAdmin(root));
     const p = paths();
     await engine.layOut(spec, p, runAs);
     expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
@@ -57,7 +67,7 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   });
 
   it('with keepCopies, a copy is made after a layout and the next layout takes it whole', async () => {
-    const engine = new PostgresEngine(join(root, 'templates'));
+    const engine = new PostgresEngine(join(root, 'templates'), postgresAdmin(root));
     // A half-made copy of a worker that is gone: removed.
     const gone = join(root, 'templates', 'copies', '.tmp-999999999-1');
     mkdirSync(gone, { recursive: true });
@@ -67,14 +77,53 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
     await engine.layOut(spec, paths(), runAs);
     const [made] = await waitFor('a copy made ahead', () => copies().length === 1 && copies(), { timeoutMs: 30_000, intervalMs: 50 });
     const dist = choosePostgresDistribution('16', []) as { id: string };
-    expect(made).toMatch(new RegExp(`^postgres-${dist.id}\\.${process.pid}-\\d+$`));
+    expect(made).toMatch(new RegExp(`^pg-scram-${dist.id}\\.${process.pid}-\\d+$`));
 
     const p = paths();
     await engine.layOut(spec, p, runAs);
     expect(copies()).not.toContain(made);
     expect(readFileSync(join(p.data, 'PG_VERSION'), 'utf8').trim()).toBe('16');
-    // Its own settings on top of the copy, owned by the run user like the rest.
+    // Its own settings on top of the copy, owned by the database user like the rest.
     expect(readFileSync(join(p.data, 'stratus.conf'), 'utf8')).toContain(`listen_addresses = '${spec.address}'`);
     await waitFor('the copy replaced', () => copies().length === 1 && copies()[0] !== made, { timeoutMs: 30_000, intervalMs: 50 });
+  });
+
+  it('a server an earlier release laid out (socket trusted, no admin password) gets the password and loses trust before its next start', async () => {
+    const admin = postgresAdmin(root);
+    const engine = new PostgresEngine(join(root, 'templates'), admin);
+    const p = paths();
+    mkdirSync(p.run, { mode: 0o700 });
+    chownSync(p.run, runAs.uid, runAs.gid);
+    await engine.layOut({ ...spec, address: '127.96.3.2' }, p, runAs);
+    // As an earlier release left it.
+    writeFileSync(join(p.data, 'pg_hba.conf'), 'local all all trust\nhost all all 0.0.0.0/0 scram-sha-256\n');
+    chownSync(join(p.data, 'pg_hba.conf'), runAs.uid, runAs.gid);
+    const { distribution } = JSON.parse(readFileSync(join(p.dir, 'postgres.json'), 'utf8'));
+    const asDatabaseUser = { uid: runAs.uid, gid: runAs.gid, cwd: p.data };
+    const single = spawnSync(join(distribution.bin, 'postgres'), ['--single', '-D', p.data, 'postgres'], { ...asDatabaseUser, input: 'ALTER ROLE postgres PASSWORD NULL;\n' });
+    expect(single.status).toBe(0);
+
+    await engine.beforeStart(p, runAs);
+    expect(readFileSync(join(p.data, 'pg_hba.conf'), 'utf8')).toBe(PG_HBA);
+
+    const server = spawn(join(distribution.bin, 'postgres'), ['-D', p.data], { ...asDatabaseUser, stdio: 'ignore' });
+    try {
+      const login = async (password?: string) => {
+        const client = new Client({ host: p.run, port: 5432, user: 'postgres', password, database: 'postgres', connectionTimeoutMillis: 5_000 });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          return (await client.query('SELECT rolsuper FROM pg_roles WHERE rolname = current_user')).rows[0].rolsuper;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      };
+      await waitFor('the upgraded server to let the admin in', () => login(admin.password).catch(() => false), { timeoutMs: 30_000, intervalMs: 100 });
+      await expect(login()).rejects.toThrow(/password/);
+      await expect(login('not-the-password')).rejects.toThrow(/password authentication failed/);
+    } finally {
+      server.kill('SIGINT');
+      await new Promise((r) => server.once('exit', r));
+    }
   });
 });

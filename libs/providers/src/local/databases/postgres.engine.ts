@@ -1,24 +1,42 @@
 import { PRELOADED_EXTENSIONS, sqlExtensionName } from '@stratus/core';
 import { execFile } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { isAlive, readStat } from '../process-table';
-import { RunAs } from '../run-user';
+import { RunAs } from '../host-accounts';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
 import { choosePostgresDistribution, PostgresDistribution } from './postgres-distributions';
 
 const run = promisify(execFile);
 
-/** Every server's pg_hba: the admin socket (a 0700 folder) is trusted; TCP needs a SCRAM password. */
-const PG_HBA = `# Written by the local provider.
-local all all trust
+/**
+ * Every server's pg_hba: a SCRAM password for every connection, the unix
+ * socket too (the control plane logs in as `postgres` with the
+ * installation's admin password), so nothing is trusted for where it comes
+ * from.
+ */
+export const PG_HBA = `# Written by the local provider.
+local all all scram-sha-256
 host all all 0.0.0.0/0 scram-sha-256
 host all all ::/0 scram-sha-256
 `;
+
+/**
+ * Templates (and copies) are made with the admin password already set and
+ * PG_HBA: a name of their own, so a template of an earlier release (which
+ * trusted the socket) is never copied.
+ */
+const TEMPLATE_PREFIX = 'pg-scram-';
+
+/** The installation's admin password of its PostgreSQL servers (kept by the caller, mode 0600), and its SCRAM verifier. */
+export interface PostgresAdmin {
+  password: string;
+  verifier(): Promise<string>;
+}
 
 /** A used copy is replaced this long after, off the path of the create that took it. */
 const COPY_REFILL_DELAY_MS = 1_000;
@@ -28,7 +46,8 @@ let copySeq = 0;
 /**
  * PostgreSQL 16/15/14. Each version (and build) has a template data folder
  * made once with initdb; a new server is a copy of it with its own settings
- * file, administered over its own unix socket as `postgres`.
+ * file, administered over its own unix socket as `postgres`, with the
+ * installation's admin password.
  *
  * The copy is ~970 files, and on some disks creating files is most of a
  * server's start (0.8 ms a file measured in one checkout: 700 ms of a 1 s
@@ -43,14 +62,22 @@ export class PostgresEngine implements LocalEngine {
   /** Distributions with a refill pending or running. */
   private readonly refilling = new Set<string>();
 
-  constructor(private readonly templatesDir: string) {}
+  constructor(
+    private readonly templatesDir: string,
+    private readonly adminLogin: PostgresAdmin,
+  ) {}
 
   keepCopies(count: number): void {
     this.copiesWanted = count;
-    // Half-made copies of workers that are gone (`.tmp-<pid>-…`).
     for (const name of existsSync(this.copiesDir) ? readdirSync(this.copiesDir) : []) {
+      // Half-made copies of workers that are gone (`.tmp-<pid>-…`), and copies of an earlier release's templates.
       const owner = /^\.tmp-(\d+)-/.exec(name)?.[1];
-      if (owner && !isAlive(readStat(Number(owner)))) rmSync(join(this.copiesDir, name), { recursive: true, force: true });
+      const stale = owner ? !isAlive(readStat(Number(owner))) : !name.startsWith(TEMPLATE_PREFIX);
+      if (stale) rmSync(join(this.copiesDir, name), { recursive: true, force: true });
+    }
+    // An earlier release's templates (which trusted the socket) are never copied again.
+    for (const name of existsSync(this.templatesDir) ? readdirSync(this.templatesDir) : []) {
+      if (name.startsWith('postgres-')) rmSync(join(this.templatesDir, name), { recursive: true, force: true });
     }
   }
 
@@ -63,9 +90,9 @@ export class PostgresEngine implements LocalEngine {
     const dist = choosePostgresDistribution(spec.version!, spec.extensions);
     if (typeof dist === 'string') throw new DriverError('invalid', dist);
     const template = await this.template(dist, runAs);
-    // cp -a keeps the run user's ownership and the 0700 mode PostgreSQL insists on.
+    // cp -a keeps the database user's ownership and the 0700 mode PostgreSQL insists on.
     if (!this.takeCopy(dist, paths.data)) await run('cp', ['-a', template, paths.data]);
-    this.refillCopies(dist, template);
+    this.refillCopies(dist, template, runAs);
     const preload = spec.extensions.filter((e) => PRELOADED_EXTENSIONS.includes(e)).map(sqlExtensionName);
     const settings = [
       `listen_addresses = '${spec.address}'`,
@@ -84,6 +111,32 @@ export class PostgresEngine implements LocalEngine {
   command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
     const { distribution } = JSON.parse(readFileSync(join(paths.dir, 'postgres.json'), 'utf8')) as { distribution: PostgresDistribution };
     return { bin: join(distribution.bin, 'postgres'), args: ['-D', paths.data] };
+  }
+
+  /**
+   * A server laid out from a template of an earlier release trusted every
+   * connection on its socket, and its `postgres` had no password: it gets
+   * the admin password (single-user mode, which asks for none) and PG_HBA.
+   */
+  async beforeStart(paths: ServerPaths, runAs: RunAs): Promise<void> {
+    const hba = join(paths.data, 'pg_hba.conf');
+    if (!/^\s*[^#\s].*\btrust\b/m.test(readFileSync(hba, 'utf8'))) return;
+    const { distribution } = JSON.parse(readFileSync(join(paths.dir, 'postgres.json'), 'utf8')) as { distribution: PostgresDistribution };
+    const verifier = await this.adminLogin.verifier();
+    const single = run(join(distribution.bin, 'postgres'), ['--single', '-D', paths.data, 'postgres'], {
+      cwd: paths.data,
+      timeout: 60_000,
+      ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
+      env: { PATH: '/usr/bin:/bin', LANG: 'C' },
+    });
+    single.child.stdin!.end(`ALTER ROLE postgres PASSWORD '${verifier}';\n`);
+    try {
+      await single;
+    } catch (err) {
+      throw new DriverError('retryable', `could not set the admin password of ${paths.dir}: ${String(err.stderr ?? err.message).trim().slice(0, 300)}`);
+    }
+    writeFileSync(hba, PG_HBA, { mode: 0o600 });
+    if (runAs.name) chownSync(hba, runAs.uid, runAs.gid);
   }
 
   async probe(_spec: DatabaseServerSpec, paths: ServerPaths): Promise<boolean> {
@@ -122,7 +175,7 @@ export class PostgresEngine implements LocalEngine {
   /** Moves a copy made ahead into `target`; false when there is none (another create may take one at the same time: rename decides). */
   private takeCopy(dist: PostgresDistribution, target: string): boolean {
     if (this.copiesWanted === 0 || !existsSync(this.copiesDir)) return false;
-    for (const name of readdirSync(this.copiesDir).filter((n) => n.startsWith(`postgres-${dist.id}.`))) {
+    for (const name of readdirSync(this.copiesDir).filter((n) => n.startsWith(`${TEMPLATE_PREFIX}${dist.id}.`))) {
       try {
         renameSync(join(this.copiesDir, name), target);
         return true;
@@ -134,19 +187,20 @@ export class PostgresEngine implements LocalEngine {
   }
 
   /** Brings this distribution's copies back to `copiesWanted`, a second later; each appears whole (made aside, then renamed). */
-  private refillCopies(dist: PostgresDistribution, template: string): void {
+  private refillCopies(dist: PostgresDistribution, template: string, runAs: RunAs): void {
     if (this.copiesWanted === 0 || this.refilling.has(dist.id)) return;
     this.refilling.add(dist.id);
     setTimeout(async () => {
       let scratch = '';
       try {
-        mkdirSync(this.copiesDir, { recursive: true, mode: 0o755 });
-        const have = () => readdirSync(this.copiesDir).filter((n) => n.startsWith(`postgres-${dist.id}.`)).length;
+        mkdirSync(this.copiesDir, { recursive: true, mode: 0o710 });
+        closeToOthers(this.copiesDir, runAs);
+        const have = () => readdirSync(this.copiesDir).filter((n) => n.startsWith(`${TEMPLATE_PREFIX}${dist.id}.`)).length;
         while (have() < this.copiesWanted) {
           const n = `${process.pid}-${++copySeq}`;
           scratch = join(this.copiesDir, `.tmp-${n}`);
           await run('cp', ['-a', template, scratch]);
-          renameSync(scratch, join(this.copiesDir, `postgres-${dist.id}.${n}`));
+          renameSync(scratch, join(this.copiesDir, `${TEMPLATE_PREFIX}${dist.id}.${n}`));
         }
       } catch {
         // A create without a copy makes its own.
@@ -158,7 +212,7 @@ export class PostgresEngine implements LocalEngine {
   }
 
   private async admin<T>(paths: ServerPaths, database: string, work: (c: Client) => Promise<T>): Promise<T> {
-    const client = new Client({ host: paths.run, port: 5432, user: 'postgres', database, connectionTimeoutMillis: 5_000 });
+    const client = new Client({ host: paths.run, port: 5432, user: 'postgres', password: this.adminLogin.password, database, connectionTimeoutMillis: 5_000 });
     client.on('error', () => undefined);
     await client.connect();
     try {
@@ -172,7 +226,7 @@ export class PostgresEngine implements LocalEngine {
   private template(dist: PostgresDistribution, runAs: RunAs): Promise<string> {
     let pending = this.templates.get(dist.id);
     if (!pending) {
-      pending = buildTemplate(this.templatesDir, dist, runAs);
+      pending = this.adminLogin.verifier().then((verifier) => buildTemplate(this.templatesDir, dist, runAs, verifier));
       pending.catch(() => this.templates.delete(dist.id));
       this.templates.set(dist.id, pending);
     }
@@ -183,18 +237,22 @@ export class PostgresEngine implements LocalEngine {
 /**
  * initdb into a scratch folder, then one rename: a template either exists
  * whole or not at all, even with several workers building it at once.
+ * `postgres` gets `adminVerifier` (a SCRAM verifier: initdb stores it as given).
  */
-export async function buildTemplate(templatesDir: string, dist: PostgresDistribution, runAs: RunAs): Promise<string> {
-  const final = join(templatesDir, `postgres-${dist.id}`);
+export async function buildTemplate(templatesDir: string, dist: PostgresDistribution, runAs: RunAs, adminVerifier: string): Promise<string> {
+  const final = join(templatesDir, `${TEMPLATE_PREFIX}${dist.id}`);
   if (existsSync(join(final, 'PG_VERSION'))) return final;
-  mkdirSync(templatesDir, { recursive: true, mode: 0o755 });
+  mkdirSync(templatesDir, { recursive: true, mode: 0o710 });
+  closeToOthers(templatesDir, runAs);
   const scratch = join(templatesDir, `.postgres-${dist.id}-${process.pid}-${Date.now()}`);
+  const pwfile = `${scratch}.pw`;
   mkdirSync(scratch, { mode: 0o700 });
-  if (runAs.name) chownSync(scratch, runAs.uid, runAs.gid);
+  writeFileSync(pwfile, `${adminVerifier}\n`, { mode: 0o600 });
+  if (runAs.name) for (const made of [scratch, pwfile]) chownSync(made, runAs.uid, runAs.gid);
   try {
     await run(
       join(dist.bin, 'initdb'),
-      ['-D', scratch, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
+      ['-D', scratch, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth-local=scram-sha-256', '--auth-host=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
       { cwd: templatesDir, ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}), env: { PATH: '/usr/bin:/bin', LANG: 'C' } },
     );
     writeFileSync(join(scratch, 'pg_hba.conf'), PG_HBA, { mode: 0o600 });
@@ -210,6 +268,13 @@ export async function buildTemplate(templatesDir: string, dist: PostgresDistribu
     throw new DriverError('retryable', `initdb for PostgreSQL ${dist.version} (${dist.id}) failed: ${err.stderr ?? err.message}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    rmSync(pwfile, { force: true });
   }
   return final;
+}
+
+/** root's, passable by the database user's group only: no instance reaches a template or copy. */
+function closeToOthers(dir: string, runAs: RunAs): void {
+  if (runAs.name) chownSync(dir, process.getuid!(), runAs.gid);
+  chmodSync(dir, 0o710);
 }

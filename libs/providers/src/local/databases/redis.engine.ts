@@ -3,14 +3,14 @@ import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
-import { RunAs } from '../run-user';
+import { RunAs } from '../host-accounts';
 import { findExecutable, versionOutput } from './host-binaries';
 import { LocalEngine, ServerCommand, ServerPaths, SpareSupport } from './local-engine';
 
 /**
  * Redis from the system package. The password is an ACL rule holding its
  * SHA-256 (`requirepass` would take a hash as the literal password), in a
- * config file only the run user can read.
+ * config file only the database user can read.
  */
 export class RedisEngine implements LocalEngine {
   readonly stopSignal = 'SIGTERM';
@@ -46,8 +46,8 @@ export class RedisEngine implements LocalEngine {
   /**
    * Redis 7 changes `bind`, `port` and users while running, so a spare
    * started with no TCP listener and a password-less user on its unix socket
-   * (mode 0700, in the run user's 0700 folder) becomes any cache in one
-   * transaction.
+   * (mode 0700, in the database user's 0700 folder, behind folders only that
+   * user may pass) becomes any cache in one transaction.
    */
   readonly spare: SpareSupport = {
     layOut: async (paths, runAs) => {
