@@ -7,12 +7,13 @@ import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
+import { PacketFilterSync } from './instances/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { VolumesReconciler } from './volumes/volumes.reconciler';
 
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
-  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, VolumesReconciler, VolumesProcessor],
+  providers: [OutboxService, PacketFilterSync, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {}

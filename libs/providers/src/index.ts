@@ -14,3 +14,4 @@ export { choosePostgresDistribution, findPostgresDistributions } from './local/d
 export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter } from './local/cgroups';
 export { hostNames, installationId } from './local/installation';
+export * from './local/packet-filter';

@@ -11,6 +11,8 @@ import { LocalComputeDriver } from './local/local-compute.driver';
 import { LocalImages } from './local/local-images';
 import { LocalVolumeDriver } from './local/local-volume.driver';
 import { ensureRunUser } from './local/run-user';
+import { installationId, hostNames } from './local/installation';
+import { PACKET_FILTER, PacketFilter } from './local/packet-filter';
 import { VOLUME_DRIVER } from './volume.driver';
 
 const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
@@ -48,11 +50,16 @@ const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
         }),
     },
     {
+      provide: PACKET_FILTER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),
+    },
+    {
       provide: DATABASE_DRIVER,
       inject: [AppConfig],
       useFactory: (config: AppConfig) => createLocalDatabaseDriver(config),
     },
   ],
-  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER],
+  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, PACKET_FILTER],
 })
 export class ProvidersModule {}
