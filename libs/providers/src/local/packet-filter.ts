@@ -85,22 +85,45 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
     }
   }
   const instances = members.filter((m) => m.uid !== null) as Array<FilterMember & { uid: number }>;
-  const rulesOf = (m: FilterMember, direction: FilterRule['direction']) =>
-    m.groupIds.flatMap((g) => (spec.groups[g] ?? []).filter((r) => r.direction === direction).map((r) => ({ group: g, rule: r })));
-  const membersOf = (groupId: string) => members.filter((m) => m.groupIds.includes(groupId));
+  const skip = (group: string, rule: FilterRule) => {
+    const what = `${group}: ${describe(rule)}`;
+    if (!skipped.includes(what)) skipped.push(what);
+  };
 
-  const out: string[] = [];
-  out.push(`add table inet ${spec.table}`, `delete table inet ${spec.table}`, `table inet ${spec.table} {`);
+  // Chains are per combination of groups, not per member, and peers are
+  // named sets: the table grows with members, not with members squared.
+  const combos = new Map<string, string[]>();
+  const comboOf = (m: FilterMember) => {
+    const groupIds = [...new Set(m.groupIds)].sort();
+    const key = groupIds.join(' ');
+    if (!combos.has(key)) combos.set(key, groupIds);
+    return [...combos.keys()].indexOf(key);
+  };
+  const remoteGroups: string[] = [];
+  const remoteSet = (groupId: string, of: 'uids' | 'addrs') => {
+    if (!remoteGroups.includes(groupId)) remoteGroups.push(groupId);
+    return `@group_${remoteGroups.indexOf(groupId)}_${of}`;
+  };
+  const rulesOf = (groupIds: string[], direction: FilterRule['direction']) =>
+    groupIds.flatMap((g) => (spec.groups[g] ?? []).filter((r) => r.direction === direction).map((rule) => ({ group: g, rule })));
+  /** The instances whose own address is in `cidr`, as a set expression; null when none is. */
+  const instanceUidsIn = (cidr: [ipaddr.IPv4 | ipaddr.IPv6, number]): string | null => {
+    const inside = instances.filter((i) => cidr[0].kind() === 'ipv4' && ipaddr.IPv4.parse(i.address).match(cidr as [ipaddr.IPv4, number]));
+    if (inside.length === 0) return null;
+    return inside.length === instances.length ? '@instance_uids' : `{ ${inside.map((i) => i.uid).join(', ')} }`;
+  };
 
-  out.push('  set instance_uids {', '    type uid', ...elements(instances.map((i) => String(i.uid))), '  }');
+  const chains: string[] = [];
+  const egressOf = new Map(instances.map((i) => [i.uid, comboOf(i)]));
+  const ingressOf = new Map(members.map((m) => [m.address, comboOf(m)]));
 
   // --- output: egress of instances, then ingress of pool addresses
-  const outputRules = ['ct state != new accept'];
-  if (instances.length) outputRules.push(`meta skuid vmap { ${instances.map((i, n) => `${i.uid} : jump egress_${n}`).join(', ')} }`);
+  const outputRules = ['ct state != new accept', 'meta skuid . ip daddr @instance_self accept'];
+  if (instances.length) outputRules.push(`meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
   outputRules.push(`ip daddr ${poolText} jump ingress`);
-  out.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
+  chains.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
 
   // --- the fixed boundary: no local address outside the pool but the public endpoints
   const boundary = [`ip daddr ${poolText} return`];
@@ -110,66 +133,57 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
     else if (ipaddr.isValid(e.address)) boundary.push(`${family(e.address)} daddr ${e.address} tcp dport ${ports} return`);
   }
   boundary.push(...REJECT.map((r) => `fib daddr type local ${r}`));
-  out.push(...chain('boundary', boundary));
-
-  // --- egress, one chain per instance with a uid
-  instances.forEach((inst, n) => {
-    const rules = ['jump boundary', `ip daddr ${inst.address} accept`];
-    for (const { group, rule } of rulesOf(inst, 'egress')) {
-      const proto = protocolMatch(rule);
-      if (proto === null) {
-        skipped.push(`${group}: ${describe(rule)}`);
-        continue;
-      }
-      if (rule.remote_group_id !== undefined) {
-        const addresses = membersOf(rule.remote_group_id).map((m) => m.address);
-        if (addresses.length) rules.push(join(`ip daddr { ${addresses.join(', ')} }`, proto, 'return'));
-      } else if (rule.cidr !== undefined) {
-        const cidr = parseCidr(rule.cidr);
-        if (!cidr) skipped.push(`${group}: ${describe(rule)}`);
-        else rules.push(join(`${family(cidr[0])} daddr ${cidrText(cidr)}`, proto, 'return'));
-      } else {
-        rules.push(join(proto, 'return'));
-      }
-    }
-    rules.push(...REJECT);
-    out.push(...chain(`egress_${n}`, rules));
-  });
+  chains.push(...chain('boundary', boundary));
 
   // --- ingress: the control plane, else the rules of whatever holds the address
   const ingress = [];
   if (spec.controlPlaneUids.length) ingress.push(`meta skuid { ${[...new Set(spec.controlPlaneUids)].join(', ')} } accept`);
-  if (members.length) ingress.push(`ip daddr vmap { ${members.map((m, n) => `${m.address} : jump ingress_${n}`).join(', ')} }`);
+  if (members.length) ingress.push(`ip daddr vmap { ${[...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`).join(', ')} }`);
   ingress.push(...REJECT);
-  out.push(...chain('ingress', ingress));
+  chains.push(...chain('ingress', ingress));
 
   // A sender that is no instance is judged by its source address; an instance never is.
   const notInstance = [spec.instancesGid !== null ? `meta skgid != ${spec.instancesGid}` : '', 'meta skuid != @instance_uids'].filter(Boolean).join(' ');
-  members.forEach((member, n) => {
-    const rules: string[] = [];
-    for (const { group, rule } of rulesOf(member, 'ingress')) {
-      const proto = protocolMatch(rule);
-      if (proto === null) {
-        skipped.push(`${group}: ${describe(rule)}`);
-        continue;
+  const usedForEgress = new Set(egressOf.values());
+  [...combos.values()].forEach((groupIds, k) => {
+    if (usedForEgress.has(k)) {
+      const rules = ['jump boundary'];
+      for (const { group, rule } of rulesOf(groupIds, 'egress')) {
+        const proto = protocolMatch(rule);
+        const cidr = rule.cidr === undefined ? null : parseCidr(rule.cidr);
+        if (proto === null || (rule.cidr !== undefined && !cidr)) skip(group, rule);
+        else if (rule.remote_group_id !== undefined) rules.push(join(`ip daddr ${remoteSet(rule.remote_group_id, 'addrs')}`, proto, 'return'));
+        else if (cidr) rules.push(join(`${family(cidr[0])} daddr ${cidrText(cidr)}`, proto, 'return'));
+        else rules.push(join(proto, 'return'));
       }
-      if (rule.remote_group_id !== undefined) {
-        const uids = instances.filter((i) => i.groupIds.includes(rule.remote_group_id!)).map((i) => i.uid);
-        if (uids.length) rules.push(join(`meta skuid { ${uids.join(', ')} }`, proto, 'accept'));
-        continue;
-      }
-      const cidr = rule.cidr === undefined ? pool : parseCidr(rule.cidr);
-      if (!cidr) {
-        skipped.push(`${group}: ${describe(rule)}`);
-        continue;
-      }
-      const uids = instances.filter((i) => ipaddr.parse(i.address).kind() === cidr[0].kind() && ipaddr.parse(i.address).match(cidr)).map((i) => i.uid);
-      if (uids.length) rules.push(join(`meta skuid { ${uids.join(', ')} }`, proto, 'accept'));
-      rules.push(join(notInstance, `${family(cidr[0])} saddr ${cidrText(cidr)}`, proto, 'accept'));
+      chains.push(...chain(`egress_${k}`, [...rules, ...REJECT]));
     }
-    rules.push(...REJECT);
-    out.push(...chain(`ingress_${n}`, rules, `comment "${member.key.replace(/[^A-Za-z0-9_.:-]/g, '')}"`));
+    const rules: string[] = [];
+    for (const { group, rule } of rulesOf(groupIds, 'ingress')) {
+      const proto = protocolMatch(rule);
+      const cidr = rule.cidr === undefined ? pool : parseCidr(rule.cidr);
+      if (proto === null || !cidr) {
+        skip(group, rule);
+      } else if (rule.remote_group_id !== undefined) {
+        rules.push(join(`meta skuid ${remoteSet(rule.remote_group_id, 'uids')}`, proto, 'accept'));
+      } else {
+        const uids = instanceUidsIn(cidr);
+        if (uids) rules.push(join(`meta skuid ${uids}`, proto, 'accept'));
+        rules.push(join(notInstance, `${family(cidr[0])} saddr ${cidrText(cidr)}`, proto, 'accept'));
+      }
+    }
+    chains.push(...chain(`ingress_${k}`, [...rules, ...REJECT], `comment "groups ${groupIds.join(' ').replace(/[^A-Za-z0-9_. -]/g, '')}"`));
   });
+
+  const out: string[] = [`add table inet ${spec.table}`, `delete table inet ${spec.table}`, `table inet ${spec.table} {`];
+  out.push(...set('instance_uids', 'uid', instances.map((i) => `${i.uid}`)));
+  out.push(...set('instance_self', 'uid . ipv4_addr', instances.map((i) => `${i.uid} . ${i.address}`)));
+  remoteGroups.forEach((groupId, n) => {
+    const inGroup = members.filter((m) => m.groupIds.includes(groupId));
+    out.push(...set(`group_${n}_uids`, 'uid', inGroup.filter((m) => m.uid !== null).map((m) => `${m.uid}`)));
+    out.push(...set(`group_${n}_addrs`, 'ipv4_addr', inGroup.map((m) => m.address)));
+  });
+  out.push(...chains);
 
   // --- input: a pool address never reaches a host service listening on the wildcard
   out.push(
@@ -229,8 +243,8 @@ function chain(name: string, rules: string[], head?: string): string[] {
   return [`  chain ${name} {`, ...(head ? [`    ${head}`] : []), ...rules.map((r) => `    ${r}`), '  }'];
 }
 
-function elements(values: string[]): string[] {
-  return values.length ? [`    elements = { ${values.join(', ')} }`] : [];
+function set(name: string, type: string, values: string[]): string[] {
+  return [`  set ${name} {`, `    type ${type}`, ...(values.length ? [`    elements = { ${values.join(', ')} }`] : []), '  }'];
 }
 
 function join(...parts: string[]): string {
