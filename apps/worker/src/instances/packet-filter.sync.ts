@@ -15,6 +15,7 @@ import { DataSource } from 'typeorm';
 export class PacketFilterSync {
   private readonly logger = new Logger(PacketFilterSync.name);
   private readonly installation: string;
+  private readonly controlPlaneUids = controlPlaneUids();
   private running: Promise<void> = Promise.resolve();
   private waiting: Promise<void> | null = null;
   /** What was last said about enforcement, so it is logged once and not every sweep. */
@@ -65,7 +66,7 @@ export class PacketFilterSync {
     const result = await this.filter.apply({
       pool: this.config.LOCAL_ADDRESS_POOL,
       instancesGid: lookupGroup(hostNames.instancesGroup(this.installation)),
-      controlPlaneUids: controlPlaneUids(),
+      controlPlaneUids: this.controlPlaneUids,
       members,
       groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
       publicEndpoints: this.publicEndpoints(),
