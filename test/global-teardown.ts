@@ -1,6 +1,6 @@
 import './paths';
 import { loadConfig } from '@stratus/core';
-import { killDatabaseServersUnder, killInstancesUnder, testEnv, unmountUnder } from '@stratus/testing';
+import { killDatabaseServersUnder, killInstancesUnder, removePacketFilterOf, testEnv, unmountUnder } from '@stratus/testing';
 import { join } from 'node:path';
 
 /** Instances and database servers the suites started do not outlive the run. */
@@ -9,4 +9,5 @@ export default async function globalTeardown(): Promise<void> {
   await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);
+  await removePacketFilterOf(config.DATA_DIR);
 }

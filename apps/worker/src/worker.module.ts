@@ -7,6 +7,7 @@ import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
+import { PacketFilterSync } from './instances/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { ScheduleKeeper } from './schedules/schedule-keeper';
 import { VolumesProcessor } from './volumes/volumes.processor';
@@ -14,6 +15,6 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
 
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
-  providers: [OutboxService, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
+  providers: [OutboxService, PacketFilterSync, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {}

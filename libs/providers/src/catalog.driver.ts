@@ -33,6 +33,8 @@ export interface CatalogSecurityGroup {
     protocol: 'tcp' | 'udp' | 'icmp' | 'all';
     port?: number;
     cidr?: string;
+    /** The peer must be a member of this group (by id); instead of a cidr. */
+    remote_group_id?: string;
   }>;
 }
 

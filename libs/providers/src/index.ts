@@ -16,3 +16,4 @@ export { CgroupLimiter, installationCgroups } from './local/cgroups';
 export { findUser, HostAccounts } from './local/host-accounts';
 export { existingInstallationId, hostNames, installationId } from './local/installation';
 export { shadowedByWildcard, tcpListeners } from './local/listeners';
+export * from './local/packet-filter';

@@ -8,10 +8,11 @@ import { DATABASE_DRIVER } from './databases.driver';
 import { createLocalDatabaseDriver } from './local/databases/local-databases';
 import { CgroupLimiter, installationCgroups } from './local/cgroups';
 import { HostAccounts } from './local/host-accounts';
-import { installationId } from './local/installation';
+import { hostNames, installationId } from './local/installation';
 import { LocalComputeDriver } from './local/local-compute.driver';
 import { LocalImages } from './local/local-images';
 import { LocalVolumeDriver } from './local/local-volume.driver';
+import { PACKET_FILTER, PacketFilter } from './local/packet-filter';
 import { VOLUME_DRIVER } from './volume.driver';
 
 const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
@@ -52,11 +53,16 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
         }),
     },
     {
+      provide: PACKET_FILTER,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),
+    },
+    {
       provide: DATABASE_DRIVER,
       inject: [AppConfig, HOST_ACCOUNTS],
       useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
     },
   ],
-  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER],
+  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, PACKET_FILTER],
 })
 export class ProvidersModule {}

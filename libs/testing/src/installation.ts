@@ -1,8 +1,8 @@
 import { loadConfig } from '@stratus/core';
-import { existingInstallationId, prepareDatabase } from '@stratus/providers';
+import { existingInstallationId, hostNames, installationId, PacketFilter, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { killInstancesUnder, unmountUnder } from './processes';
@@ -21,6 +21,7 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
   await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);
+  await removePacketFilterOf(config.DATA_DIR);
   // The identity stays with the slot: its host accounts are reused rather than made anew by each run.
   const installation = existingInstallationId(config.DATA_DIR);
   rmSync(config.DATA_DIR, { recursive: true, force: true });
@@ -44,4 +45,11 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
   }
 
   await (await prepareDatabase(config)).destroy();
+}
+
+/** The packet-filter table of the installation in `dataDir`, which would outlive its data folder. */
+export async function removePacketFilterOf(dataDir: string): Promise<void> {
+  // Only an installation that has an identity has a table; asking for one would make one.
+  if (!existsSync(join(dataDir, 'installation-id'))) return;
+  await new PacketFilter(hostNames.filterTable(installationId(dataDir))).remove();
 }

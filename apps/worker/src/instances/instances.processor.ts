@@ -9,6 +9,7 @@ import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
+import { PacketFilterSync } from './packet-filter.sync';
 
 /** Builds and tears down instances on the compute driver, one job per change of desired state. */
 @Processor(QUEUES.instances, INSTANCE_WORKER_OPTIONS)
@@ -25,6 +26,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
     private readonly reconciler: InstancesReconciler,
     private readonly config: AppConfig,
+    private readonly packetFilter: PacketFilterSync,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -66,6 +68,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       (reason) =>
         compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { status_reason: reason }),
     );
+    // Its uid is known now: ACTIVE means its groups are in force.
+    await this.packetFilter.sync();
     // One transaction, so nobody sees ACTIVE without its limits. The limits are
     // merged in SQL, not copied from `row`: metadata may have changed during
     // the build (proxy hosts, update-dns).
@@ -93,6 +97,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       await notifyEdge(manager, 'hosts');
       await releaseAddress(manager, id);
     });
+    await this.packetFilter.sync();
     this.logger.log({ instance: id }, 'instance deleted');
   }
 }

@@ -6,6 +6,7 @@ import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { PacketFilterSync } from './packet-filter.sync';
 
 /** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
 
@@ -23,6 +24,7 @@ export class InstancesReconciler {
     private readonly dataSource: DataSource,
     @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
     @InjectQueue(QUEUES.instances) private readonly queue: Queue,
+    private readonly packetFilter: PacketFilterSync,
   ) {
     driver.onExit((id) => {
       this.sweep([id]).catch((err) => this.logger.warn({ err: String(err), instance: id }, 'exit reconcile failed'));
@@ -31,6 +33,8 @@ export class InstancesReconciler {
 
   /** Reconciles the given instances, or every live one. */
   async sweep(ids?: string[]): Promise<void> {
+    // Level-based like the rest: whatever a lost job or a crash left, the whole table is put right.
+    if (!ids) await this.packetFilter.sync();
     const rows = await this.dataSource.getRepository(Instance).find({
       where: ids ? { id: In(ids) } : { status: In(['BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING']) },
     });

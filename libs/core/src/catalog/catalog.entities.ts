@@ -61,7 +61,10 @@ export interface SecurityGroupRule {
   direction: 'ingress' | 'egress';
   protocol: 'tcp' | 'udp' | 'icmp' | 'all';
   port?: number;
+  /** Absent: egress to anywhere, ingress from the same network. */
   cidr?: string;
+  /** The peer must be a member of this group (by id); instead of a cidr. */
+  remote_group_id?: string;
 }
 
 @Entity('security_groups')

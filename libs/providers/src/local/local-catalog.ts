@@ -4,7 +4,9 @@ import { LocalImages } from './local-images';
 /**
  * What the local provider offers. Flavors are enforced with cgroups where the
  * host allows it; the one network is the loopback pool; keypairs are accepted
- * for compatibility (local instances have no SSH).
+ * for compatibility (local instances have no SSH). Security groups are
+ * enforced by the packet filter (packet-filter.ts): a rule without a cidr
+ * means anywhere for egress and the network itself for ingress.
  */
 export class LocalCatalog implements CatalogDriver {
   constructor(
@@ -44,7 +46,6 @@ export class LocalCatalog implements CatalogDriver {
           rules: [
             { id: 'sgr-web-80', direction: 'ingress', protocol: 'tcp', port: 80, cidr: '0.0.0.0/0' },
             { id: 'sgr-web-443', direction: 'ingress', protocol: 'tcp', port: 443, cidr: '0.0.0.0/0' },
-            { id: 'sgr-web-3000', direction: 'ingress', protocol: 'tcp', port: 3000, cidr: '0.0.0.0/0' },
           ],
         },
         {

@@ -21,6 +21,7 @@ export interface LocalComputeOptions {
 
 const STOP_GRACE_MS = 5_000;
 const POLL_MS = 50;
+const BIND_LOW_PORTS = '--inh-caps=+net_bind_service --ambient-caps=+net_bind_service';
 
 /**
  * Instances as supervised process groups, each as a user of its own (made
@@ -181,11 +182,14 @@ export class LocalComputeDriver implements ComputeDriver {
     if (runAs.name) chownSync(bootScript, runAs.uid, runAs.gid);
     const joinGroups = this.opts.limiter.prepare(spec.id, spec.flavor);
     // Join the cgroups while still root, then drop to the instance's user in place
-    // (setpriv execs, so the pid we hold stays the instance's own).
+    // (setpriv execs, so the pid we hold stays the instance's own). Binding
+    // ports below 1024 (80, 443, as the web group offers) is the one
+    // privilege an instance keeps; it confines binds no more than for high
+    // ports (any free local address), which docs/security.md says.
     const wrapper = [
       ...joinGroups.map((f) => `echo $$ > '${f}'`),
       runAs.name
-        ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups -- /bin/sh '${bootScript}'`
+        ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups ${BIND_LOW_PORTS} -- /bin/sh '${bootScript}'`
         : `exec /bin/sh '${bootScript}'`,
     ].join(' && ');
     // The console may echo what user_data did: root's, for the operator only.

@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppConfig, databaseServerKey, Instance, lookupGroup, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
+import { FilterMember, FilterRule, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
+import { isIP } from 'node:net';
+import { DataSource } from 'typeorm';
+
+/**
+ * Makes the installation's packet filter say what PostgreSQL says: every
+ * instance and database server with the rules of its security groups. It is
+ * level-based, so any caller may ask at any time (after a create or delete,
+ * every reconcile sweep, every catalog sync); callers that ask while a load
+ * is waiting share it, and a load never starts before the request it serves.
+ */
+@Injectable()
+export class PacketFilterSync {
+  private readonly logger = new Logger(PacketFilterSync.name);
+  private readonly installation: string;
+  private readonly controlPlaneUids = controlPlaneUids();
+  private running: Promise<void> = Promise.resolve();
+  private waiting: Promise<void> | null = null;
+  /** What was last said about enforcement, so it is logged once and not every sweep. */
+  private said = '';
+  private readonly saidSkipped = new Set<string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(PACKET_FILTER) private readonly filter: PacketFilter,
+    private readonly config: AppConfig,
+  ) {
+    this.installation = installationId(config.DATA_DIR);
+  }
+
+  /** Never throws: a filter that cannot be loaded is logged, the caller's work goes on. */
+  sync(): Promise<void> {
+    if (this.waiting) return this.waiting;
+    const next = this.running.then(async () => {
+      this.waiting = null;
+      try {
+        await this.load();
+      } catch (err) {
+        this.say(`failed: ${err}`, () => this.logger.error({ err: String(err), table: this.filter.table }, 'security groups: packet filter not loaded'));
+      }
+    });
+    this.waiting = next;
+    this.running = next;
+    return next;
+  }
+
+  private async load(): Promise<void> {
+    const [instances, databases, groups] = await Promise.all([
+      this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
+      this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, securityGroupIds: true } }),
+      this.dataSource.getRepository(SecurityGroup).find(),
+    ]);
+    const users = systemUsers();
+    const members: FilterMember[] = [
+      ...instances.map((i) => ({
+        key: i.id,
+        address: i.address,
+        uid: users.get(hostNames.instanceUser(this.installation, i.id)) ?? null,
+        groupIds: i.securityGroupIds,
+      })),
+      // Database servers run as a user no instance is and open no connections of their own: ingress only.
+      ...databases.map((d) => ({ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds })),
+    ];
+    const result = await this.filter.apply({
+      pool: this.config.LOCAL_ADDRESS_POOL,
+      instancesGid: lookupGroup(hostNames.instancesGroup(this.installation)),
+      controlPlaneUids: this.controlPlaneUids,
+      members,
+      groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
+      publicEndpoints: this.publicEndpoints(),
+    });
+    for (const skipped of result.skipped) {
+      if (this.saidSkipped.has(skipped)) continue;
+      this.saidSkipped.add(skipped);
+      this.logger.warn({ table: this.filter.table }, `security groups: ${skipped}`);
+    }
+    if (result.enforced) {
+      this.say('enforced', () => this.logger.log({ table: this.filter.table, members: members.length }, 'security groups: enforced by nftables'));
+    } else {
+      const { reason } = result;
+      this.say(reason, () => this.logger.warn({ reason }, 'security groups: NOT enforced, instances run unfiltered'));
+    }
+  }
+
+  /** What instances may call on the host although it is outside the pool: the API, the edge's listeners. */
+  private publicEndpoints(): PublicEndpoint[] {
+    const c = this.config;
+    const endpoints: Array<[string, { from: number; to: number }]> = [
+      [c.API_HOST, { from: c.API_PORT, to: c.API_PORT }],
+      [c.EDGE_HTTP_HOST, { from: c.EDGE_HTTP_PORT, to: c.EDGE_HTTP_PORT }],
+      [c.GATEWAY_HOST, c.gatewayPorts],
+    ];
+    return endpoints.flatMap(([host, ports]) => addressesOf(host).map((address) => ({ address, ports })));
+  }
+
+  private say(what: string, log: () => void): void {
+    if (this.said === what) return;
+    this.said = what;
+    log();
+  }
+}
+
+/**
+ * Senders that reach every pool address whatever the groups say: root (the
+ * edge, the API's probes), the worker itself (readiness and health probes),
+ * and the user the edge's HAProxy drops to (proxy hosts, gateway routes).
+ */
+function controlPlaneUids(): number[] {
+  const uids = [0, process.getuid?.() ?? 0];
+  const haproxy = lookupUser('haproxy');
+  if (haproxy) uids.push(haproxy.uid);
+  return [...new Set(uids)];
+}
+
+/** The addresses a host setting names; null for the wildcard (any local address). */
+function addressesOf(host: string): Array<string | null> {
+  if (host === '0.0.0.0' || host === '::') return [null];
+  if (host === 'localhost') return ['127.0.0.1', '::1'];
+  return isIP(host) ? [host] : [];
+}

@@ -1,0 +1,292 @@
+import { execFile } from 'node:child_process';
+import * as ipaddr from 'ipaddr.js';
+
+/** One rule of a security group, as the catalog holds it. */
+export interface FilterRule {
+  direction: 'ingress' | 'egress';
+  protocol: 'tcp' | 'udp' | 'icmp' | 'all';
+  port?: number;
+  /** Absent: an egress rule means anywhere, an ingress rule the network itself (the pool). */
+  cidr?: string;
+  /** The peer must be a member of this group (matched by who it is, never by an address it chose). */
+  remote_group_id?: string;
+}
+
+/** Something on a pool address whose groups decide what reaches it. */
+export interface FilterMember {
+  /** Instance id or database server key: for comments and error messages only. */
+  key: string;
+  address: string;
+  /** The uid its processes run as when it is an instance with a user of its own; null otherwise. */
+  uid: number | null;
+  groupIds: string[];
+}
+
+/** A listener of the control plane that instances may call (the public API, the edge). */
+export interface PublicEndpoint {
+  /** null: whatever local address the port is reached on (a listener on the wildcard). */
+  address: string | null;
+  ports: { from: number; to: number };
+}
+
+/** The whole table of one installation: render it from this, load it in one go. */
+export interface FilterSpec {
+  table: string;
+  /** The loopback pool (IPv4 CIDR) instances and database servers get addresses from. */
+  pool: string;
+  /** Primary group of every instance user: a sender in it is an instance even before its uid is known. */
+  instancesGid: number | null;
+  /** Senders that reach every pool address: root, the worker, the edge's HAProxy (probes, routing). */
+  controlPlaneUids: number[];
+  members: FilterMember[];
+  groups: Record<string, FilterRule[]>;
+  publicEndpoints: PublicEndpoint[];
+}
+
+export interface RenderedFilter {
+  text: string;
+  /** Rules left out because they were malformed: such a rule grants nothing. */
+  skipped: string[];
+}
+
+const REJECT = ['meta l4proto tcp reject with tcp reset', 'reject'];
+
+/**
+ * The nft script that replaces the installation's table atomically (`add`
+ * makes the `delete` safe on a first load; `nft -f` applies the file as one
+ * transaction, so no packet ever sees half a table).
+ *
+ * Only new connections are judged: replies and established flows pass.
+ * Everything is judged in the output hook, where the sending socket's uid
+ * and gid are still known (loopback traffic leaves by output and comes back
+ * by input). A connection from an instance first passes its own egress
+ * rules and the boundary, then, if it goes to a pool address, the ingress
+ * rules of what lives there.
+ */
+export function renderFilter(spec: FilterSpec): RenderedFilter {
+  const skipped: string[] = [];
+  const pool = parseCidr(spec.pool);
+  if (!pool || pool[0].kind() !== 'ipv4') throw new Error(`address pool ${spec.pool} is not an IPv4 CIDR`);
+  const poolText = cidrText(pool);
+  const seen = new Set<string>();
+  const members = spec.members.map((m) => ({ ...m })).filter((m) => {
+    const ok = ipaddr.isValid(m.address) && ipaddr.parse(m.address).kind() === 'ipv4' && !seen.has(m.address);
+    if (!ok) skipped.push(`${m.key}: address ${m.address} is not IPv4 or held twice`);
+    seen.add(m.address);
+    return ok;
+  });
+  // A uid is only an identity when it is one instance's alone.
+  const uidCount = new Map<number, number>();
+  for (const m of members) if (m.uid !== null) uidCount.set(m.uid, (uidCount.get(m.uid) ?? 0) + 1);
+  for (const m of members) {
+    if (m.uid !== null && (uidCount.get(m.uid)! > 1 || spec.controlPlaneUids.includes(m.uid))) {
+      skipped.push(`${m.key}: uid ${m.uid} is not its own, its processes are judged as any sender`);
+      m.uid = null;
+    }
+  }
+  const instances = members.filter((m) => m.uid !== null) as Array<FilterMember & { uid: number }>;
+  const skip = (group: string, rule: FilterRule) => {
+    const what = `${group}: ${describe(rule)}`;
+    if (!skipped.includes(what)) skipped.push(what);
+  };
+
+  // Chains are per combination of groups, not per member, and peers are
+  // named sets: the table grows with members, not with members squared.
+  const combos = new Map<string, string[]>();
+  const comboOf = (m: FilterMember) => {
+    const groupIds = [...new Set(m.groupIds)].sort();
+    const key = groupIds.join(' ');
+    if (!combos.has(key)) combos.set(key, groupIds);
+    return [...combos.keys()].indexOf(key);
+  };
+  const remoteGroups: string[] = [];
+  const remoteSet = (groupId: string, of: 'uids' | 'addrs') => {
+    if (!remoteGroups.includes(groupId)) remoteGroups.push(groupId);
+    return `@group_${remoteGroups.indexOf(groupId)}_${of}`;
+  };
+  const rulesOf = (groupIds: string[], direction: FilterRule['direction']) =>
+    groupIds.flatMap((g) => (spec.groups[g] ?? []).filter((r) => r.direction === direction).map((rule) => ({ group: g, rule })));
+  /** The instances whose own address is in `cidr`, as a set expression; null when none is. */
+  const instanceUidsIn = (cidr: [ipaddr.IPv4 | ipaddr.IPv6, number]): string | null => {
+    const inside = instances.filter((i) => cidr[0].kind() === 'ipv4' && ipaddr.IPv4.parse(i.address).match(cidr as [ipaddr.IPv4, number]));
+    if (inside.length === 0) return null;
+    return inside.length === instances.length ? '@instance_uids' : `{ ${inside.map((i) => i.uid).join(', ')} }`;
+  };
+
+  const chains: string[] = [];
+  const egressOf = new Map(instances.map((i) => [i.uid, comboOf(i)]));
+  const ingressOf = new Map(members.map((m) => [m.address, comboOf(m)]));
+
+  // --- output: egress of instances, then ingress of pool addresses
+  const outputRules = ['ct state != new accept', 'meta skuid . ip daddr @instance_self accept'];
+  if (instances.length) outputRules.push(`meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
+  // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
+  if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
+  outputRules.push(`ip daddr ${poolText} jump ingress`);
+  chains.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
+
+  // --- the fixed boundary: no local address outside the pool but the public endpoints
+  const boundary = [`ip daddr ${poolText} return`];
+  for (const e of spec.publicEndpoints) {
+    const ports = e.ports.from === e.ports.to ? `${e.ports.from}` : `${e.ports.from}-${e.ports.to}`;
+    if (e.address === null) boundary.push(`tcp dport ${ports} return`);
+    else if (ipaddr.isValid(e.address)) boundary.push(`${family(e.address)} daddr ${e.address} tcp dport ${ports} return`);
+  }
+  boundary.push(...REJECT.map((r) => `fib daddr type local ${r}`));
+  chains.push(...chain('boundary', boundary));
+
+  // --- ingress: the control plane, else the rules of whatever holds the address
+  const ingress = [];
+  if (spec.controlPlaneUids.length) ingress.push(`meta skuid { ${[...new Set(spec.controlPlaneUids)].join(', ')} } accept`);
+  if (members.length) ingress.push(`ip daddr vmap { ${[...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`).join(', ')} }`);
+  ingress.push(...REJECT);
+  chains.push(...chain('ingress', ingress));
+
+  // A sender that is no instance is judged by its source address; an instance never is.
+  const notInstance = [spec.instancesGid !== null ? `meta skgid != ${spec.instancesGid}` : '', 'meta skuid != @instance_uids'].filter(Boolean).join(' ');
+  const usedForEgress = new Set(egressOf.values());
+  [...combos.values()].forEach((groupIds, k) => {
+    if (usedForEgress.has(k)) {
+      const rules = ['jump boundary'];
+      for (const { group, rule } of rulesOf(groupIds, 'egress')) {
+        const proto = protocolMatch(rule);
+        const cidr = rule.cidr === undefined ? null : parseCidr(rule.cidr);
+        if (proto === null || (rule.cidr !== undefined && !cidr)) skip(group, rule);
+        else if (rule.remote_group_id !== undefined) rules.push(join(`ip daddr ${remoteSet(rule.remote_group_id, 'addrs')}`, proto, 'return'));
+        else if (cidr) rules.push(join(`${family(cidr[0])} daddr ${cidrText(cidr)}`, proto, 'return'));
+        else rules.push(join(proto, 'return'));
+      }
+      chains.push(...chain(`egress_${k}`, [...rules, ...REJECT]));
+    }
+    const rules: string[] = [];
+    for (const { group, rule } of rulesOf(groupIds, 'ingress')) {
+      const proto = protocolMatch(rule);
+      const cidr = rule.cidr === undefined ? pool : parseCidr(rule.cidr);
+      if (proto === null || !cidr) {
+        skip(group, rule);
+      } else if (rule.remote_group_id !== undefined) {
+        rules.push(join(`meta skuid ${remoteSet(rule.remote_group_id, 'uids')}`, proto, 'accept'));
+      } else {
+        const uids = instanceUidsIn(cidr);
+        if (uids) rules.push(join(`meta skuid ${uids}`, proto, 'accept'));
+        rules.push(join(notInstance, `${family(cidr[0])} saddr ${cidrText(cidr)}`, proto, 'accept'));
+      }
+    }
+    chains.push(...chain(`ingress_${k}`, [...rules, ...REJECT], `comment "groups ${groupIds.join(' ').replace(/[^A-Za-z0-9_. -]/g, '')}"`));
+  });
+
+  const out: string[] = [`add table inet ${spec.table}`, `delete table inet ${spec.table}`, `table inet ${spec.table} {`];
+  out.push(...set('instance_uids', 'uid', instances.map((i) => `${i.uid}`)));
+  out.push(...set('instance_self', 'uid . ipv4_addr', instances.map((i) => `${i.uid} . ${i.address}`)));
+  remoteGroups.forEach((groupId, n) => {
+    const inGroup = members.filter((m) => m.groupIds.includes(groupId));
+    out.push(...set(`group_${n}_uids`, 'uid', inGroup.filter((m) => m.uid !== null).map((m) => `${m.uid}`)));
+    out.push(...set(`group_${n}_addrs`, 'ipv4_addr', inGroup.map((m) => m.address)));
+  });
+  out.push(...chains);
+
+  // --- input: a pool address never reaches a host service listening on the wildcard
+  out.push(
+    ...chain('input', [`ip daddr ${poolText} tcp flags & (syn | ack) == syn socket wildcard 1 reject with tcp reset`], 'type filter hook input priority filter; policy accept;'),
+  );
+  out.push('}');
+  return { text: out.join('\n') + '\n', skipped };
+}
+
+/** The script that removes the table (nothing left if it is already gone). */
+export function renderRemoval(table: string): string {
+  return `add table inet ${table}\ndelete table inet ${table}\n`;
+}
+
+/** The packet filter of this installation (the local provider's security groups). */
+export const PACKET_FILTER = Symbol('PACKET_FILTER');
+
+export type FilterStatus = { enforced: true } | { enforced: false; reason: string };
+
+/**
+ * Loads rendered tables with `nft`. Where it cannot (no nft, not root), it
+ * says why once in `status` and keeps saying it: instances still run, unfiltered.
+ */
+export class PacketFilter {
+  constructor(
+    readonly table: string,
+    private readonly nft = 'nft',
+  ) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(table)) throw new Error(`packet filter table name ${table} is not an nft identifier`);
+  }
+
+  async apply(spec: Omit<FilterSpec, 'table'>): Promise<FilterStatus & { skipped: string[] }> {
+    const rendered = renderFilter({ ...spec, table: this.table });
+    return { ...(await this.load(rendered.text)), skipped: rendered.skipped };
+  }
+
+  remove(): Promise<FilterStatus> {
+    return this.load(renderRemoval(this.table));
+  }
+
+  private async load(script: string): Promise<FilterStatus> {
+    if (process.getuid?.() !== 0) return { enforced: false, reason: 'the worker does not run as root, which nftables needs' };
+    return new Promise((resolve, reject) => {
+      const child = execFile(this.nft, ['-f', '-'], { timeout: 30_000 }, (err, _stdout, stderr) => {
+        if (!err) return resolve({ enforced: true });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return resolve({ enforced: false, reason: `${this.nft} (nftables) is not installed` });
+        if (/Operation not permitted/i.test(stderr)) return resolve({ enforced: false, reason: `${this.nft} is not permitted to change the ruleset` });
+        reject(new Error(`${this.nft} refused table ${this.table}: ${stderr.trim() || err.message}`));
+      });
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(script);
+    });
+  }
+}
+
+function chain(name: string, rules: string[], head?: string): string[] {
+  return [`  chain ${name} {`, ...(head ? [`    ${head}`] : []), ...rules.map((r) => `    ${r}`), '  }'];
+}
+
+function set(name: string, type: string, values: string[]): string[] {
+  return [`  set ${name} {`, `    type ${type}`, ...(values.length ? [`    elements = { ${values.join(', ')} }`] : []), '  }'];
+}
+
+function join(...parts: string[]): string {
+  return parts.filter(Boolean).join(' ');
+}
+
+/** The protocol and port part of a rule; null when the rule is malformed. */
+function protocolMatch(rule: FilterRule): string | null {
+  const port = rule.port;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) return null;
+  switch (rule.protocol) {
+    case 'tcp':
+    case 'udp':
+      return port === undefined ? `meta l4proto ${rule.protocol}` : `${rule.protocol} dport ${port}`;
+    case 'icmp':
+      return 'meta l4proto { icmp, ipv6-icmp }';
+    case 'all':
+      return '';
+    default:
+      return null;
+  }
+}
+
+function parseCidr(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
+  try {
+    return ipaddr.parseCIDR(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The network of a CIDR (nft refuses host bits in a prefix). */
+function cidrText([addr, bits]: [ipaddr.IPv4 | ipaddr.IPv6, number]): string {
+  const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${addr}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${addr}/${bits}`);
+  return `${network.toString()}/${bits}`;
+}
+
+function family(addr: string | ipaddr.IPv4 | ipaddr.IPv6): 'ip' | 'ip6' {
+  const a = typeof addr === 'string' ? ipaddr.parse(addr) : addr;
+  return a.kind() === 'ipv4' ? 'ip' : 'ip6';
+}
+
+function describe(rule: FilterRule): string {
+  return `malformed ${rule.direction} rule ${JSON.stringify(rule)} left out`;
+}
