@@ -8,6 +8,7 @@ import {
   HttpClient,
   killDatabaseServersUnder,
   killInstancesUnder,
+  removeInstallationAccounts,
   resetTestInstallation,
   TestStack,
   testEnv,
@@ -135,6 +136,7 @@ describe('two installations on one host', () => {
       await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
       killDatabaseServersUnder(overrides.DATA_DIR);
       unmountUnder(overrides.DATA_DIR);
+      await removeInstallationAccounts(overrides.DATA_DIR);
     }
   });
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '@stratus/core';
-import { existingInstallationId, prepareDatabase } from '@stratus/providers';
+import { existingInstallationId, HostAccounts, installationCgroups, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,4 +44,16 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
   }
 
   await (await prepareDatabase(config)).destroy();
+}
+
+/**
+ * The host accounts (instance users, database user, instances group) and
+ * cgroups of the installation in `dataDir` gone from the host, once nothing
+ * of it runs: a test run leaves no users behind.
+ */
+export async function removeInstallationAccounts(dataDir: string): Promise<void> {
+  const installation = existingInstallationId(dataDir);
+  if (!installation) return;
+  await new HostAccounts(installation).removeAll();
+  installationCgroups(installation).removeParent();
 }
