@@ -6,6 +6,8 @@ import {
   OwnPostgres,
   OwnRedis,
   Reply,
+  removeInstallationAccounts,
+  removePacketFilterOf,
   resetTestInstallation,
   secondInstallationPool,
   TestStack,
@@ -58,7 +60,11 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
   afterAll(async () => {
     await stack?.stop();
     await db?.destroy();
-    if (overrides) await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
+    if (overrides) {
+      await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
+      await removePacketFilterOf(overrides.DATA_DIR);
+      await removeInstallationAccounts(overrides.DATA_DIR);
+    }
     await redis?.stop();
     await pg?.destroy();
   });

@@ -8,6 +8,7 @@ import {
   HttpClient,
   killDatabaseServersUnder,
   killInstancesUnder,
+  removeInstallationAccounts,
   resetTestInstallation,
   TestStack,
   testEnv,
@@ -126,7 +127,7 @@ describe('two installations on one host', () => {
     const { key } = await projects.issueApiKey(project.id, 'user-second', 'test');
     a = { name: 'first', dataDir: s.stack.env.DATA_DIR, api: s.api };
     b = { name: 'second', dataDir: overrides.DATA_DIR, api: second.http.with({ 'x-api-key': key }) };
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await second?.stop();
@@ -135,6 +136,7 @@ describe('two installations on one host', () => {
       await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
       killDatabaseServersUnder(overrides.DATA_DIR);
       unmountUnder(overrides.DATA_DIR);
+      await removeInstallationAccounts(overrides.DATA_DIR);
     }
   });
 
@@ -172,5 +174,6 @@ describe('two installations on one host', () => {
         expect(listed.filter((d) => d.name.startsWith('witness-')).map((d) => d.status)).toEqual(['ready']);
       }
     }
-  });
+    // Two installations' churn on a loaded 2-core machine: minutes, not the default two.
+  }, 900_000);
 });

@@ -157,7 +157,7 @@ exit 0
     );
     chownSync(handedOver, statSync(bHome).uid, statSync(bHome).gid);
     await attach(b.cloud, bVolume, bInstance.body.id);
-    await waitFor("B's probes to finish", () => existsSync(join(bHome, 'probe.done')), { timeoutMs: 120_000, intervalMs: 200 });
+    await waitFor("B's probes to finish", () => existsSync(join(bHome, 'probe.done')), { timeoutMs: 180_000, intervalMs: 200 });
     results = new Map(
       readFileSync(join(bHome, 'probe.txt'), 'utf8')
         .trim()
@@ -168,7 +168,7 @@ exit 0
     expect(existsSync(handedOver)).toBe(false);
     // Every probe ran.
     expect([...results.keys()].sort()).toEqual(probes.map((p) => p.name).sort());
-  });
+  }, 300_000);
 
   it("B's instance reaches what is its own, and A's servers with A's passwords (the probes work)", () => {
     const controls = ['own-home', 'own-volume', 'own-signal', 'pg-with-password', 'redis-with-password', 'clickhouse-with-password'];

@@ -10,6 +10,8 @@ import {
   killInstancesUnder,
   processAlive,
   REPO_ROOT,
+  removeInstallationAccounts,
+  removePacketFilterOf,
   resetTestInstallation,
   secondInstallationPool,
   testEnv,
@@ -123,6 +125,8 @@ describe('npm start', () => {
       if (commandLine(pid).includes(edgeDir) && processAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
+    await removePacketFilterOf(overrides.DATA_DIR);
+    await removeInstallationAccounts(overrides.DATA_DIR);
   });
 
   it('brings up api, worker and edge; the first credentials go to credentials.json (0600), not to output that is not a terminal', async () => {

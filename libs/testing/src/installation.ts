@@ -1,5 +1,5 @@
 import { loadConfig } from '@stratus/core';
-import { existingInstallationId, hostNames, installationId, PacketFilter, prepareDatabase } from '@stratus/providers';
+import { existingInstallationId, hostNames, HostAccounts, installationCgroups, PacketFilter, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,19 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
 /** The packet-filter table of the installation in `dataDir`, which would outlive its data folder. */
 export async function removePacketFilterOf(dataDir: string): Promise<void> {
   // Only an installation that has an identity has a table; asking for one would make one.
-  if (!existsSync(join(dataDir, 'installation-id'))) return;
-  await new PacketFilter(hostNames.filterTable(installationId(dataDir))).remove();
+  const installation = existingInstallationId(dataDir);
+  if (!installation) return;
+  await new PacketFilter(hostNames.filterTable(installation)).remove();
+}
+
+/**
+ * The host accounts (instance users, database user, instances group) and
+ * cgroups of the installation in `dataDir` gone from the host, once nothing
+ * of it runs: a test run leaves no users behind.
+ */
+export async function removeInstallationAccounts(dataDir: string): Promise<void> {
+  const installation = existingInstallationId(dataDir);
+  if (!installation) return;
+  await new HostAccounts(installation).removeAll();
+  installationCgroups(installation).removeParent();
 }

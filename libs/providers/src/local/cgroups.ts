@@ -77,6 +77,17 @@ export class CgroupLimiter {
     }
   }
 
+  /** The parent group of every instance, once their groups are gone (an installation that is removed). */
+  removeParent(): void {
+    for (const controller of ['cpu', 'memory', 'pids']) {
+      try {
+        rmdirSync(join(this.root, controller, this.parent));
+      } catch {
+        // not there, or an instance's group is still in it
+      }
+    }
+  }
+
   private dir(controller: string, id: string): string {
     return join(this.root, controller, this.parent, id);
   }
