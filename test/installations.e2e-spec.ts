@@ -9,6 +9,7 @@ import {
   killDatabaseServersUnder,
   killInstancesUnder,
   removeInstallationAccounts,
+  removePacketFilterOf,
   resetTestInstallation,
   TestStack,
   testEnv,
@@ -136,6 +137,7 @@ describe('two installations on one host', () => {
       await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
       killDatabaseServersUnder(overrides.DATA_DIR);
       unmountUnder(overrides.DATA_DIR);
+      await removePacketFilterOf(overrides.DATA_DIR);
       await removeInstallationAccounts(overrides.DATA_DIR);
     }
   });

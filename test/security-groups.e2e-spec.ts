@@ -1,4 +1,4 @@
-import { DEMO_INSTANCE, useSuite, waitFor, waitForInstance } from '@stratus/testing';
+import { createManaged, DEMO_INSTANCE, useSuite, waitFor, waitForDatabase, waitForInstance } from '@stratus/testing';
 import { connect } from 'node:net';
 
 /** Listens on 80, 3000 and 4000 of the instance's own address, as the web group's user would. */
@@ -89,6 +89,12 @@ describe('security groups on the local provider', () => {
     const both = await instance('sg-any-source', ['web', 'default'], SERVER_USER_DATA, 80);
     // Without binding its address the client's packets leave from 127.0.0.1; its user still makes it a member of the network.
     expect(await probe(client, both, 3000, false)).toBe('open');
+  });
+
+  it('a managed server is reachable from instances as soon as it is ready, not a sweep later', async () => {
+    const created = await createManaged(s.api, 'cache', { name: 'sg-cache' });
+    const ready = await waitForDatabase(s.api, 'cache', created.body.id, ['ready'], { timeoutMs: 90_000, intervalMs: 20 });
+    expect(await probe(client, ready.floating_ip, 6379)).toBe('open');
   });
 
   it("an instance reaches no local address outside the pool but the public endpoints (the control plane's PostgreSQL is on 127.0.0.1)", async () => {

@@ -7,7 +7,7 @@ import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
-import { PacketFilterSync } from './instances/packet-filter.sync';
+import { PacketFilterSync } from './security-groups/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { ScheduleKeeper } from './schedules/schedule-keeper';
 import { VolumesProcessor } from './volumes/volumes.processor';

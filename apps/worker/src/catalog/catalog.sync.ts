@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { syncCatalog } from '@stratus/core';
 import { CATALOG_DRIVER, CatalogDriver } from '@stratus/providers';
 import { DataSource } from 'typeorm';
-import { PacketFilterSync } from '../instances/packet-filter.sync';
+import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
 /** Mirrors the provider's catalog into PostgreSQL, where the API reads it. */
 @Injectable()

@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { serverSpecOf } from './database-server-spec';
 import { DatabasesReconciler } from './databases.reconciler';
 
@@ -26,6 +27,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
     private readonly reconciler: DatabasesReconciler,
     private readonly config: AppConfig,
+    private readonly packetFilter: PacketFilterSync,
   ) {
     super();
     assertHandlers(QUEUES.databases, this.handlers);
@@ -62,6 +64,9 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     const row = await hotFindOne(this.dataSource, ManagedDatabase, { id });
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
+    // The filter refuses pool addresses it does not know: the server's goes in
+    // before it is ready, or instances could not reach it until the next sweep.
+    await this.packetFilter.sync();
     await withDriverErrors(
       () => this.driver.ensureRunning(serverSpecOf(row)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { status_reason: reason }),

@@ -9,7 +9,7 @@ import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
-import { PacketFilterSync } from './packet-filter.sync';
+import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
 /** Builds and tears down instances on the compute driver, one job per change of desired state. */
 @Processor(QUEUES.instances, INSTANCE_WORKER_OPTIONS)

@@ -6,7 +6,7 @@ import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
-import { PacketFilterSync } from './packet-filter.sync';
+import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
 /** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
 

@@ -216,6 +216,29 @@ asRoot('PacketFilter on the real packet filter', () => {
     expect(await probeAs(0, 0, [{ host: a.address, port }, { host: '127.0.0.1', port }])).toEqual(['refused', 'open']);
   });
 
+  it("does not judge another installation's instance that got one of its uids again", async () => {
+    await apply([a, b, c, d, db]);
+    // a's uid, freed and handed to an instance of another installation (another group): a's lack of egress rules is not its.
+    const otherGid = gid + 1;
+    expect(await probeAs(a.uid, otherGid, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['open']);
+    // a itself still opens nothing.
+    expect(await probeAs(a.uid, gid, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['refused']);
+  });
+
+  it('removes the tables of installations that are gone, and no other', async () => {
+    const gone = new PacketFilter(`${filter.table}_gone`);
+    const alive = new PacketFilter(`${filter.table}_alive`);
+    for (const other of [gone, alive]) await other.apply({ pool: `${net}.0/24`, instancesGid: null, controlPlaneUids: [0], members: [], groups: {}, publicEndpoints: [] });
+    try {
+      expect(await filter.removeOrphans((table) => table === gone.table)).toEqual([gone.table]);
+      expect(tables()).not.toContain(gone.table);
+      expect(tables()).toContain(alive.table);
+    } finally {
+      await gone.remove();
+      await alive.remove();
+    }
+  });
+
   it('removes its table', async () => {
     await apply([a]);
     expect(tables()).toContain(filter.table);

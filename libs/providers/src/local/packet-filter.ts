@@ -118,8 +118,12 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   const ingressOf = new Map(members.map((m) => [m.address, comboOf(m)]));
 
   // --- output: egress of instances, then ingress of pool addresses
-  const outputRules = ['ct state != new accept', 'meta skuid . ip daddr @instance_self accept'];
-  if (instances.length) outputRules.push(`meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
+  // A uid names an instance of this installation only together with its
+  // group: uids are reused once an instance user is removed, possibly by
+  // another installation on the host, whose instances have a group of their own.
+  const ours = spec.instancesGid !== null ? `meta skgid ${spec.instancesGid} ` : '';
+  const outputRules = ['ct state != new accept', `${ours}meta skuid . ip daddr @instance_self accept`];
+  if (instances.length) outputRules.push(`${ours}meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
   outputRules.push(`ip daddr ${poolText} jump ingress`);
@@ -165,10 +169,10 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
       if (proto === null || !cidr) {
         skip(group, rule);
       } else if (rule.remote_group_id !== undefined) {
-        rules.push(join(`meta skuid ${remoteSet(rule.remote_group_id, 'uids')}`, proto, 'accept'));
+        rules.push(join(`${ours}meta skuid ${remoteSet(rule.remote_group_id, 'uids')}`, proto, 'accept'));
       } else {
         const uids = instanceUidsIn(cidr);
-        if (uids) rules.push(join(`meta skuid ${uids}`, proto, 'accept'));
+        if (uids) rules.push(join(`${ours}meta skuid ${uids}`, proto, 'accept'));
         rules.push(join(notInstance, `${family(cidr[0])} saddr ${cidrText(cidr)}`, proto, 'accept'));
       }
     }
@@ -222,6 +226,26 @@ export class PacketFilter {
 
   remove(): Promise<FilterStatus> {
     return this.load(renderRemoval(this.table));
+  }
+
+  /**
+   * Removes the tables of installations that are gone from the host
+   * (`isGone(table)`), other than this one. A table outlives its
+   * installation when its data folder is removed by hand; its rules name
+   * uids and a gid the host hands out again, and would judge whoever gets
+   * them. Returns the tables removed.
+   */
+  async removeOrphans(isGone: (table: string) => boolean): Promise<string[]> {
+    if (process.getuid?.() !== 0) return [];
+    const listed = await new Promise<string>((resolve) =>
+      execFile(this.nft, ['list', 'tables', 'inet'], { timeout: 30_000 }, (err, stdout) => resolve(err ? '' : stdout)),
+    );
+    const orphans = listed
+      .split('\n')
+      .map((line) => /^table inet (\w+)$/.exec(line.trim())?.[1])
+      .filter((table): table is string => !!table && table !== this.table && isGone(table));
+    for (const table of orphans) await this.load(renderRemoval(table)).catch(() => undefined);
+    return orphans;
   }
 
   private async load(script: string): Promise<FilterStatus> {

@@ -4,6 +4,9 @@ import { FilterMember, FilterRule, hostNames, installationId, PACKET_FILTER, Pac
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
 
+/** How often tables of other installations are checked for being orphans. */
+const ORPHAN_CHECK_MS = 60_000;
+
 /**
  * Makes the installation's packet filter say what PostgreSQL says: every
  * instance and database server with the rules of its security groups. It is
@@ -21,6 +24,7 @@ export class PacketFilterSync {
   /** What was last said about enforcement, so it is logged once and not every sweep. */
   private said = '';
   private readonly saidSkipped = new Set<string>();
+  private orphansCheckedAt = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -63,6 +67,7 @@ export class PacketFilterSync {
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
       ...databases.map((d) => ({ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds })),
     ];
+    await this.removeOrphanTables();
     const result = await this.filter.apply({
       pool: this.config.LOCAL_ADDRESS_POOL,
       instancesGid: lookupGroup(hostNames.instancesGroup(this.installation)),
@@ -82,6 +87,22 @@ export class PacketFilterSync {
       const { reason } = result;
       this.say(reason, () => this.logger.warn({ reason }, 'security groups: NOT enforced, instances run unfiltered'));
     }
+  }
+
+  /**
+   * Tables of installations gone from the host (their instances group
+   * removed with their accounts) are removed, at most once a minute: their
+   * rules name a gid and uids the host hands out again, to this
+   * installation's instances too.
+   */
+  private async removeOrphanTables(): Promise<void> {
+    if (Date.now() - this.orphansCheckedAt < ORPHAN_CHECK_MS) return;
+    this.orphansCheckedAt = Date.now();
+    const removed = await this.filter.removeOrphans((table) => {
+      const installation = /^stratus_([0-9a-f]{8})$/.exec(table)?.[1];
+      return !!installation && lookupGroup(hostNames.instancesGroup(installation)) === null;
+    });
+    if (removed.length) this.logger.log({ tables: removed }, 'security groups: tables of installations gone from the host removed');
   }
 
   /** What instances may call on the host although it is outside the pool: the API, the edge's listeners. */
