@@ -1,5 +1,6 @@
 import { Instance } from '@stratus/core';
 import {
+  accepts,
   createTenant,
   HttpClient,
   killInstancesUnder,
@@ -168,7 +169,7 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
       `POST /v1/instances HTTP/1.1\r\nhost: api\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
     );
     stack.process('api')!.kill('SIGTERM');
-    await waitFor('the api to stop accepting connections', () => refuses(port), { timeoutMs: 30_000, intervalMs: 20 });
+    await waitFor('the api to stop accepting connections', async () => !(await accepts('127.0.0.1', port)), { timeoutMs: 30_000, intervalMs: 20 });
     socket.write(`${body.slice(5)}GET /v1/instances HTTP/1.1\r\nhost: api\r\nx-api-key: ${apiKey}\r\n\r\n`);
     await ended;
 
@@ -181,16 +182,6 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
   }, 60_000);
 });
 
-function refuses(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect({ host: '127.0.0.1', port });
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(false);
-    });
-    probe.once('error', () => resolve(true));
-  });
-}
 
 /** The HTTP/1.1 responses on one connection, in order (bodies with a content-length). */
 function parseResponses(raw: string): Array<{ status: number; body: string }> {

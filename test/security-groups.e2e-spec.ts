@@ -1,5 +1,4 @@
-import { createManaged, DEMO_INSTANCE, useSuite, waitFor, waitForDatabase, waitForInstance } from '@stratus/testing';
-import { connect } from 'node:net';
+import { accepts, createManaged, DEMO_INSTANCE, useSuite, waitFor, waitForDatabase, waitForInstance } from '@stratus/testing';
 
 /** Listens on 80, 3000 and 4000 of the instance's own address, as the web group's user would. */
 const SERVER_USER_DATA = `#!/bin/sh
@@ -34,18 +33,6 @@ EOF
 "$STRATUS_NODE" probe.js > probe.log 2>&1 &
 `;
 
-function reachable(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host, port });
-    const done = (ok: boolean) => {
-      s.destroy();
-      resolve(ok);
-    };
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-    s.setTimeout(3000, () => done(false));
-  });
-}
 
 describe('security groups on the local provider', () => {
   const s = useSuite();
@@ -55,7 +42,7 @@ describe('security groups on the local provider', () => {
     const created = await s.api.post('/v1/instances', { name, ...DEMO_INSTANCE, image_id: 'plain', security_group_names: groups, user_data: userData });
     expect(created.status).toBe(202);
     const address = (await waitForInstance(s.api, created.body.id)).metadata.privateIp as string;
-    await waitFor(`${name} listening on ${port}`, () => reachable(address, port), { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor(`${name} listening on ${port}`, () => accepts(address, port), { timeoutMs: 60_000, intervalMs: 200 });
     return address;
   }
 
@@ -77,7 +64,7 @@ describe('security groups on the local provider', () => {
     expect(['refused', 'timeout']).toContain(await probe(client, web, 3000));
     expect(['refused', 'timeout']).toContain(await probe(client, web, 4000));
     // The control plane (this test runs as root, like the edge and the worker's probes) still reaches it.
-    expect(await reachable(web, 3000)).toBe(true);
+    expect(await accepts(web, 3000)).toBe(true);
   });
 
   it('with default as well, the other ports answer too', async () => {

@@ -1,9 +1,10 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lookupUser, SystemUser } from '@stratus/core';
 import { REPO_ROOT } from './test-env';
+import { accepts } from './sockets';
 import { freePort } from './stack';
 import { waitFor } from './wait';
 
@@ -32,14 +33,14 @@ abstract class OwnServer {
     await exited;
     clearTimeout(killer);
     this.child = null;
-    await waitFor(`port ${this.port} to close`, async () => !(await accepts(this.port)), { timeoutMs: 10_000 });
+    await waitFor(`port ${this.port} to close`, async () => !(await accepts('127.0.0.1', this.port)), { timeoutMs: 10_000 });
   }
 
   protected async started(child: ChildProcess, what: string): Promise<void> {
     this.child = child;
     await waitFor(what, async () => {
       if (!this.running) throw new Error(`${what}: exited with ${child.exitCode ?? child.signalCode}`);
-      return accepts(this.port);
+      return accepts('127.0.0.1', this.port);
     }, { timeoutMs: 30_000, intervalMs: 50 });
   }
 }
@@ -83,9 +84,9 @@ export class OwnPostgres extends OwnServer {
     super(port);
   }
 
-  static async start(user = 'stratus-run'): Promise<OwnPostgres> {
-    const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+  /** PostgreSQL refuses to run as root: it runs as `user`, a system account made on first use. */
+  static async start(user = 'stratus-test-pg'): Promise<OwnPostgres> {
+    const { uid, gid } = lookupUser(user) ?? makeSystemUser(user);
     const dir = mkdtempSync(join(tmpdir(), 'stratus-own-pg-'));
     chmodSync(dir, 0o755);
     mkdirSync(join(dir, 'data'), { mode: 0o700 });
@@ -122,14 +123,13 @@ export class OwnPostgres extends OwnServer {
 
 const BIN = join(REPO_ROOT, 'node_modules', 'pg16', 'native', 'bin');
 
-/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+
+function makeSystemUser(name: string): SystemUser {
+  try {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', name], { stdio: 'pipe' });
+  } catch (err) {
+    // Made meanwhile by a suite of another slot.
+    if (!lookupUser(name)) throw new Error(`cannot create system user ${name}: ${(err as { stderr?: Buffer }).stderr ?? err}`);
+  }
+  return lookupUser(name)!;
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { connect } from 'node:net';
 
 /** One row of /proc/net/tcp and tcp6: ports, state (01 established, 0A listening), timer (`tr`: 2 is keep-alive) and inode. */
 interface TcpSocket {
@@ -68,4 +69,18 @@ export function listeningPortsOf(pid: number): number[] {
   return tcpSockets()
     .filter((s) => s.state === '0A' && inodes.has(s.inode))
     .map((s) => s.localPort);
+}
+
+/** Whether host:port accepts a TCP connection within `timeoutMs` (refused, reset or silent: false). */
+export function accepts(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(timeoutMs, () => done(false));
+  });
 }
