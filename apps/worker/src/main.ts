@@ -1,7 +1,11 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger, PinoLogger } from 'nestjs-pino';
+import { DatabasesProcessor } from './databases/databases.processor';
+import { InstancesProcessor } from './instances/instances.processor';
 import { setJobLogRoot } from './jobs/job-handlers';
+import { MaintenanceProcessor } from './schedules/maintenance.processor';
+import { VolumesProcessor } from './volumes/volumes.processor';
 import { WorkerModule } from './worker.module';
 
 const DRAIN_MS = 15_000;
@@ -16,7 +20,14 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => setTimeout(() => process.exit(0), DRAIN_MS).unref());
   }
-  app.get(Logger).log('worker started');
+  // A BullMQ worker with no error listener prints its connection errors
+  // (Redis down: one per reconnect) to the console, outside the JSON log.
+  const logger = app.get(Logger);
+  for (const processor of [InstancesProcessor, DatabasesProcessor, VolumesProcessor, MaintenanceProcessor]) {
+    const { worker } = app.get(processor);
+    worker.on('error', (err) => logger.warn({ queue: worker.name, err: err.message }, 'queue connection failed; retrying'));
+  }
+  logger.log('worker started');
 }
 
 main().catch((err) => {

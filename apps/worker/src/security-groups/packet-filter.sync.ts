@@ -71,6 +71,7 @@ export class PacketFilterSync {
     const result = await this.filter.apply({
       pool: this.config.LOCAL_ADDRESS_POOL,
       instancesGid: lookupGroup(hostNames.instancesGroup(this.installation)),
+      confinedUids: [users.get(hostNames.databaseUser(this.installation))].filter((uid): uid is number => uid !== undefined),
       controlPlaneUids: this.controlPlaneUids,
       members,
       groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),

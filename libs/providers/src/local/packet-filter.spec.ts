@@ -119,10 +119,12 @@ asRoot('PacketFilter on the real packet filter', () => {
   let publicPort = 0;
   let privatePort = 0;
 
+  const serverUser = uid + 7; // the database servers' user
   const apply = (members: FilterMember[]) =>
     filter.apply({
       pool: `${net}.0/24`,
       instancesGid: gid,
+      confinedUids: [serverUser],
       controlPlaneUids: [0],
       members,
       groups: GROUPS,
@@ -176,6 +178,8 @@ asRoot('PacketFilter on the real packet filter', () => {
     for (const who of [b.uid, unknownUid]) {
       expect(await probeAs(who, gid, [{ host: '127.0.0.1', port: privatePort }, { host: '127.0.0.1', port: publicPort }])).toEqual(['refused', 'open']);
     }
+    // Nor a database server's processes (a tenant with superuser runs programs as their user).
+    expect(await probeAs(serverUser, serverUser, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['refused']);
     // The host's own accounts are not instances: untouched.
     expect(await probeAs(hostUser, hostUser, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['open']);
   });

@@ -36,6 +36,12 @@ export interface FilterSpec {
   pool: string;
   /** Primary group of every instance user: a sender in it is an instance even before its uid is known. */
   instancesGid: number | null;
+  /**
+   * Accounts that run tenants' code without being instances: the database
+   * servers' user (a tenant given `superuser` runs programs as it). They get
+   * the boundary too, and no egress rules of their own.
+   */
+  confinedUids?: number[];
   /** Senders that reach every pool address: root, the worker, the edge's HAProxy (probes, routing). */
   controlPlaneUids: number[];
   members: FilterMember[];
@@ -126,6 +132,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   if (instances.length) outputRules.push(`${ours}meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
+  const confined = (spec.confinedUids ?? []).filter((uid) => !spec.controlPlaneUids.includes(uid));
+  if (confined.length) outputRules.push(`meta skuid { ${[...new Set(confined)].join(', ')} } jump boundary`);
   outputRules.push(`ip daddr ${poolText} jump ingress`);
   chains.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
 
