@@ -1,4 +1,5 @@
 import { accepts, createManaged, DEMO_INSTANCE, useSuite, waitFor, waitForDatabase, waitForInstance } from '@stratus/testing';
+import { Client } from 'pg';
 
 /** Listens on 80, 3000 and 4000 of the instance's own address, as the web group's user would. */
 const SERVER_USER_DATA = `#!/bin/sh
@@ -82,6 +83,27 @@ describe('security groups on the local provider', () => {
     const created = await createManaged(s.api, 'cache', { name: 'sg-cache' });
     const ready = await waitForDatabase(s.api, 'cache', created.body.id, ['ready'], { timeoutMs: 90_000, intervalMs: 20 });
     expect(await probe(client, ready.floating_ip, 6379)).toBe('open');
+  });
+
+  it("a tenant's superuser runs programs on its PostgreSQL that reach no local address outside the pool either", async () => {
+    const password = `Sg-super-${process.pid}`;
+    const created = await createManaged(s.api, 'databases', { name: 'sg-super', superuser: true, db_password: password });
+    const ready = await waitForDatabase(s.api, 'databases', created.body.id);
+    const db = new Client({ host: ready.floating_ip, port: ready.port, user: ready.db_user, password, database: ready.db_name });
+    await db.connect();
+    try {
+      /** What a program the server runs (as the database servers' user) meets when it connects to 127.0.0.1:port. */
+      const fromServer = async (port: number) => {
+        await db.query('CREATE TEMP TABLE IF NOT EXISTS probe (line text); TRUNCATE probe');
+        await db.query(`COPY probe FROM PROGRAM 'timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/${port}" 2>/dev/null && echo open || echo refused'`);
+        return (await db.query('SELECT line FROM probe')).rows[0]?.line;
+      };
+      // The control plane's PostgreSQL, password-less from 127.0.0.1 on this host; the API is a public endpoint.
+      expect(await fromServer(5432)).toBe('refused');
+      expect(await fromServer(Number(s.stack.env.API_PORT))).toBe('open');
+    } finally {
+      await db.end();
+    }
   });
 
   it("an instance reaches no local address outside the pool but the public endpoints (the control plane's PostgreSQL is on 127.0.0.1)", async () => {
