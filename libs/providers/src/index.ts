@@ -13,7 +13,7 @@ export { buildTemplate } from './local/databases/postgres.engine';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
 export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter, installationCgroups } from './local/cgroups';
-export { findUser, HostAccounts } from './local/host-accounts';
+export { findGroup, findUser, HostAccounts } from './local/host-accounts';
 export { existingInstallationId, hostNames, installationId } from './local/installation';
 export { shadowedByWildcard, tcpListeners } from './local/listeners';
 export * from './local/packet-filter';

@@ -17,7 +17,7 @@ import { VOLUME_DRIVER } from './volume.driver';
 
 const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
 /** The installation's host accounts (instance users, the database user), one per process. */
-const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
+export const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
 
 /** The drivers of the provider chosen by PROVIDER. Only the worker creates compute drivers. */
 @Global()
@@ -63,6 +63,6 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
     },
   ],
-  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, PACKET_FILTER],
+  exports: [DATABASE_DRIVER, CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, PACKET_FILTER, HOST_ACCOUNTS],
 })
 export class ProvidersModule {}

@@ -63,8 +63,12 @@ export async function killInstancesUnder(dir: string): Promise<number> {
       // gone already
     }
   }
-  // A killed group leaves its cgroups once the kernel has reaped it.
-  if (killed || strays.length) await sleep(300);
+  // A killed group leaves its cgroups once the kernel has reaped it, and a
+  // user is removed only once nothing runs as it (its uid is handed out again).
+  const running = () =>
+    readdirSync('/proc').some((name) => /^\d+$/.test(name) && uids.has(processUid(Number(name)) ?? undefined) && isAlive(readStat(Number(name))));
+  for (let waited = 0; (killed || strays.length) && running() && waited < 30_000; waited += 100) await sleep(100);
+  if (killed || strays.length) await sleep(100);
   const limiter = installationCgroups(installation);
   for (const id of existsSync(dir) ? readdirSync(dir) : []) limiter.remove(id);
   for (const name of accounts.instanceUserNames()) {

@@ -55,6 +55,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'BUILD' || row.generation !== generation) return;
     const flavor = await this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId });
+    // Its first packets meet the boundary: a table is loaded before anything boots.
+    await this.packetFilter.loaded();
     const observed = await withDriverErrors(
       () =>
         this.driver.create({

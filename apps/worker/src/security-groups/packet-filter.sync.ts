@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AppConfig, databaseServerKey, Instance, lookupGroup, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
-import { FilterMember, FilterRule, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
+import { AppConfig, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
+import { FilterMember, FilterRule, findGroup, HOST_ACCOUNTS, HostAccounts, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -25,10 +25,12 @@ export class PacketFilterSync {
   private said = '';
   private readonly saidSkipped = new Set<string>();
   private orphansCheckedAt = 0;
+  private loadedOnce: Promise<void> | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(PACKET_FILTER) private readonly filter: PacketFilter,
+    @Inject(HOST_ACCOUNTS) private readonly accounts: HostAccounts,
     private readonly config: AppConfig,
   ) {
     this.installation = installationId(config.DATA_DIR);
@@ -50,7 +52,23 @@ export class PacketFilterSync {
     return next;
   }
 
+  /**
+   * Resolves once a table has been loaded since this worker started (or the
+   * filter said it cannot be): an instance or server boots only then, so
+   * that its very first connection meets the boundary.
+   */
+  loaded(): Promise<void> {
+    this.loadedOnce ??= this.sync();
+    return this.loadedOnce;
+  }
+
   private async load(): Promise<void> {
+    // The instances group and the database user exist before any table names
+    // them, and so before anything runs as them: a table loaded without them
+    // would not know an instance's or a server's first packets for what they are.
+    const [instancesGid, databaseUser] = this.accounts.isolated
+      ? await Promise.all([this.accounts.instancesGroup(), this.accounts.databaseUser()])
+      : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
       this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, securityGroupIds: true } }),
@@ -70,8 +88,8 @@ export class PacketFilterSync {
     await this.removeOrphanTables();
     const result = await this.filter.apply({
       pool: this.config.LOCAL_ADDRESS_POOL,
-      instancesGid: lookupGroup(hostNames.instancesGroup(this.installation)),
-      confinedUids: [users.get(hostNames.databaseUser(this.installation))].filter((uid): uid is number => uid !== undefined),
+      instancesGid,
+      confinedUids: databaseUser ? [databaseUser.uid] : [],
       controlPlaneUids: this.controlPlaneUids,
       members,
       groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
@@ -99,9 +117,14 @@ export class PacketFilterSync {
   private async removeOrphanTables(): Promise<void> {
     if (Date.now() - this.orphansCheckedAt < ORPHAN_CHECK_MS) return;
     this.orphansCheckedAt = Date.now();
+    // A worker makes its group before its first table, so a table without one is a gone installation's.
     const removed = await this.filter.removeOrphans((table) => {
       const installation = /^stratus_([0-9a-f]{8})$/.exec(table)?.[1];
-      return !!installation && lookupGroup(hostNames.instancesGroup(installation)) === null;
+      try {
+        return !!installation && findGroup(hostNames.instancesGroup(installation)) === null;
+      } catch {
+        return false; // /etc/group unreadable: say nothing is gone
+      }
     });
     if (removed.length) this.logger.log({ tables: removed }, 'security groups: tables of installations gone from the host removed');
   }
@@ -136,9 +159,14 @@ function controlPlaneUids(): number[] {
   return [...new Set(uids)];
 }
 
-/** The addresses a host setting names; null for the wildcard (any local address). */
-function addressesOf(host: string): Array<string | null> {
-  if (host === '0.0.0.0' || host === '::') return [null];
+/**
+ * The addresses a host setting names. A listener on the wildcard is reached
+ * by instances on loopback (127.0.0.1, ::1), never as "any local address":
+ * that would open every host service on the same port.
+ */
+function addressesOf(host: string): string[] {
+  if (host === '0.0.0.0') return ['127.0.0.1'];
+  if (host === '::') return ['127.0.0.1', '::1'];
   if (host === 'localhost') return ['127.0.0.1', '::1'];
   return isIP(host) ? [host] : [];
 }

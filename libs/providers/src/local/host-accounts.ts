@@ -156,6 +156,11 @@ function readPasswd(): Map<string, { uid: number; gid: number }> {
   return users;
 }
 
+/** The group's gid from /etc/group (where groupadd puts it), or null; throws when the file cannot be read. */
+export function findGroup(name: string): number | null {
+  return readGroups().get(name) ?? null;
+}
+
 function readGroups(): Map<string, number> {
   const groups = new Map<string, number>();
   for (const line of readFileSync('/etc/group', 'utf8').split('\n')) {

@@ -22,6 +22,8 @@ export interface LocalComputeOptions {
 const STOP_GRACE_MS = 5_000;
 const POLL_MS = 50;
 const BIND_LOW_PORTS = '--inh-caps=+net_bind_service --ambient-caps=+net_bind_service';
+/** No setuid or setgid program gives an instance's process another uid or gid (the packet filter knows instances by theirs). */
+const NO_NEW_PRIVILEGES = '--no-new-privs';
 
 /**
  * Instances as supervised process groups, each as a user of its own (made
@@ -189,7 +191,7 @@ export class LocalComputeDriver implements ComputeDriver {
     const wrapper = [
       ...joinGroups.map((f) => `echo $$ > '${f}'`),
       runAs.name
-        ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups ${BIND_LOW_PORTS} -- /bin/sh '${bootScript}'`
+        ? `exec setpriv --reuid=${runAs.uid} --regid=${runAs.gid} --clear-groups ${NO_NEW_PRIVILEGES} ${BIND_LOW_PORTS} -- /bin/sh '${bootScript}'`
         : `exec /bin/sh '${bootScript}'`,
     ].join(' && ');
     // The console may echo what user_data did: root's, for the operator only.

@@ -180,6 +180,8 @@ asRoot('PacketFilter on the real packet filter', () => {
     }
     // Nor a database server's processes (a tenant with superuser runs programs as their user).
     expect(await probeAs(serverUser, serverUser, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['refused']);
+    // And it opens nothing in the pool, where it could choose a source address that passes for the network.
+    expect(await probeAs(serverUser, serverUser, [{ host: b.address, port: 3000, from: `${net}.200` }])).toEqual(['refused']);
     // The host's own accounts are not instances: untouched.
     expect(await probeAs(hostUser, hostUser, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['open']);
   });

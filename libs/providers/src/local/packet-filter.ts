@@ -133,7 +133,7 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
   const confined = (spec.confinedUids ?? []).filter((uid) => !spec.controlPlaneUids.includes(uid));
-  if (confined.length) outputRules.push(`meta skuid { ${[...new Set(confined)].join(', ')} } jump boundary`);
+  if (confined.length) outputRules.push(`meta skuid { ${[...new Set(confined)].join(', ')} } jump servers`);
   outputRules.push(`ip daddr ${poolText} jump ingress`);
   chains.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
 
@@ -144,8 +144,21 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
     if (e.address === null) boundary.push(`tcp dport ${ports} return`);
     else if (ipaddr.isValid(e.address)) boundary.push(`${family(e.address)} daddr ${e.address} tcp dport ${ports} return`);
   }
-  boundary.push(...REJECT.map((r) => `fib daddr type local ${r}`));
+  boundary.push(...REJECT.map((r) => `fib daddr type { local, broadcast, multicast } ${r}`));
   chains.push(...chain('boundary', boundary));
+
+  // --- database servers: nothing of their own to open but what an engine
+  // sends itself (PostgreSQL 14's statistics collector: UDP on localhost to
+  // its own socket). Not the pool, where they would choose their source
+  // address; and the boundary.
+  chains.push(
+    ...chain('servers', [
+      'meta l4proto udp ip daddr 127.0.0.1 return',
+      'meta l4proto udp ip6 daddr ::1 return',
+      ...REJECT.map((r) => `ip daddr ${poolText} ${r}`),
+      'jump boundary',
+    ]),
+  );
 
   // --- ingress: the control plane, else the rules of whatever holds the address
   const ingress = [];
@@ -199,7 +212,14 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
 
   // --- input: a pool address never reaches a host service listening on the wildcard
   out.push(
-    ...chain('input', [`ip daddr ${poolText} tcp flags & (syn | ack) == syn socket wildcard 1 reject with tcp reset`], 'type filter hook input priority filter; policy accept;'),
+    ...chain(
+      'input',
+      [
+        `ip daddr ${poolText} tcp flags & (syn | ack) == syn socket wildcard 1 reject with tcp reset`,
+        `ip daddr ${poolText} meta l4proto udp ct state new socket wildcard 1 reject`,
+      ],
+      'type filter hook input priority filter; policy accept;',
+    ),
   );
   out.push('}');
   return { text: out.join('\n') + '\n', skipped };
