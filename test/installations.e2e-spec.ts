@@ -142,6 +142,17 @@ describe('two installations on one host', () => {
     }
   });
 
+  it("a new installation's first instance meets the packet filter's boundary from its first packet", async () => {
+    // Its accounts were removed at the end of the last run: this installation makes its instances group anew.
+    const probe = (port: number) => `if timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}' 2>/dev/null; then echo open; else echo refused; fi`;
+    const userData = `#!/bin/sh\n{ ${probe(5432)}; ${probe(Number(second.env.API_PORT))}; } > "$HOME/first-packets.txt"\n`;
+    const created = await b.api.post('/v1/instances', { name: 'first-packets', ...DEMO_INSTANCE, image_id: 'plain', user_data: userData });
+    expect(created.status).toBe(202);
+    await waitForInstance(b.api, created.body.id);
+    // user_data ran before the instance was ACTIVE: the control plane's PostgreSQL refused, the public API answered.
+    expect(readFileSync(join(b.dataDir, 'instances', created.body.id, 'home', 'first-packets.txt'), 'utf8').split('\n')).toEqual(['refused', 'open', '']);
+  });
+
   it('each creating and deleting servers of every engine and instances: neither stops, restarts or adopts what the other runs', async () => {
     const first = await witnesses(a);
 
