@@ -66,7 +66,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
     // The filter refuses pool addresses it does not know: the server's goes in
     // before it is ready, or instances could not reach it until the next sweep.
-    await this.packetFilter.sync();
+    await this.packetFilter.admit(row.address, row.securityGroupIds);
     await withDriverErrors(
       () => this.driver.ensureRunning(serverSpecOf(row)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { status_reason: reason }),

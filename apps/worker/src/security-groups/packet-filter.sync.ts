@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
-import { FilterMember, FilterRule, findGroup, HOST_ACCOUNTS, HostAccounts, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
+import { FilterMember, FilterRule, findGroup, groupsKey, HOST_ACCOUNTS, HostAccounts, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -26,6 +26,8 @@ export class PacketFilterSync {
   private readonly saidSkipped = new Set<string>();
   private orphansCheckedAt = 0;
   private loadedOnce: Promise<void> | null = null;
+  /** The ingress chains of the table loaded last, by groups; null while none is enforced. */
+  private ingressChains: Record<string, string> | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -60,6 +62,30 @@ export class PacketFilterSync {
   loaded(): Promise<void> {
     this.loadedOnce ??= this.sync();
     return this.loadedOnce;
+  }
+
+  /**
+   * A new database server's address, let in under its groups' rules before
+   * the server starts (the filter refuses pool addresses it does not know).
+   * Where the loaded table has a chain for its groups this is one element
+   * (a create waits a few ms, not a whole load); a whole load follows in the
+   * background, since one that read the rows before this server's may land
+   * after the element.
+   */
+  async admit(address: string, groupIds: string[]): Promise<void> {
+    await this.loaded();
+    const chain = this.ingressChains?.[groupsKey(groupIds)];
+    if (chain) {
+      const admitted = await this.filter.admit(address, chain).then(
+        (status) => status.enforced,
+        () => false,
+      );
+      if (admitted) {
+        void this.sync();
+        return;
+      }
+    }
+    await this.sync();
   }
 
   private async load(): Promise<void> {
@@ -100,6 +126,7 @@ export class PacketFilterSync {
       this.saidSkipped.add(skipped);
       this.logger.warn({ table: this.filter.table }, `security groups: ${skipped}`);
     }
+    this.ingressChains = result.enforced ? result.ingressChains : null;
     if (result.enforced) {
       this.say('enforced', () => this.logger.log({ table: this.filter.table, members: members.length }, 'security groups: enforced by nftables'));
     } else {

@@ -146,7 +146,7 @@ asRoot('PacketFilter on the real packet filter', () => {
   });
 
   it('loads the table: a web-only instance answers on 80 only, from instances and host alike; a change of groups applies at once', async () => {
-    expect(await apply([a, b, c, d, db])).toEqual({ enforced: true, skipped: [] });
+    expect(await apply([a, b, c, d, db])).toMatchObject({ enforced: true, skipped: [] });
     expect(tables()).toContain(filter.table);
 
     // b is in default: egress anywhere, so only a's ingress decides.
@@ -212,6 +212,16 @@ asRoot('PacketFilter on the real packet filter', () => {
       'refused',
       'refused',
     ]);
+  });
+
+  it('admits a new member under the chain of its groups without loading the table again', async () => {
+    const late = { key: 'postgres-2', address: `${net}.6`, uid: null, groupIds: ['sg-web'] };
+    for (const port of [80, 3000]) servers.push(await listen(late.address, port));
+    const loaded = await apply([a, b, c, d, db]);
+    expect(await probeAs(b.uid, gid, [{ host: late.address, port: 80 }])).toEqual(['refused']);
+    expect(await filter.admit(late.address, loaded.ingressChains['sg-web'])).toEqual({ enforced: true });
+    expect(await probeAs(b.uid, gid, [80, 3000].map((port) => ({ host: late.address, port })))).toEqual(['open', 'refused']);
+    await expect(filter.admit('127.0.0.1; flush ruleset', loaded.ingressChains['sg-web'])).rejects.toThrow(/cannot admit/);
   });
 
   it('refuses pool addresses that would land on a wildcard listener', async () => {

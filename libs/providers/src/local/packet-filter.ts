@@ -53,6 +53,13 @@ export interface RenderedFilter {
   text: string;
   /** Rules left out because they were malformed: such a rule grants nothing. */
   skipped: string[];
+  /** The ingress chain of each combination of groups in the table, by `groupsKey`. */
+  ingressChains: Record<string, string>;
+}
+
+/** One name for a combination of groups, whatever their order. */
+export function groupsKey(groupIds: string[]): string {
+  return [...new Set(groupIds)].sort().join(' ');
 }
 
 const REJECT = ['meta l4proto tcp reject with tcp reset', 'reject'];
@@ -101,7 +108,7 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   const combos = new Map<string, string[]>();
   const comboOf = (m: FilterMember) => {
     const groupIds = [...new Set(m.groupIds)].sort();
-    const key = groupIds.join(' ');
+    const key = groupsKey(groupIds);
     if (!combos.has(key)) combos.set(key, groupIds);
     return [...combos.keys()].indexOf(key);
   };
@@ -163,7 +170,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   // --- ingress: the control plane, else the rules of whatever holds the address
   const ingress = [];
   if (spec.controlPlaneUids.length) ingress.push(`meta skuid { ${[...new Set(spec.controlPlaneUids)].join(', ')} } accept`);
-  if (members.length) ingress.push(`ip daddr vmap { ${[...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`).join(', ')} }`);
+  // A named map, so one address can be let in without loading the table again (PacketFilter.admit).
+  ingress.push('ip daddr vmap @members');
   ingress.push(...REJECT);
   chains.push(...chain('ingress', ingress));
 
@@ -203,6 +211,7 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   const out: string[] = [`add table inet ${spec.table}`, `delete table inet ${spec.table}`, `table inet ${spec.table} {`];
   out.push(...set('instance_uids', 'uid', instances.map((i) => `${i.uid}`)));
   out.push(...set('instance_self', 'uid . ipv4_addr', instances.map((i) => `${i.uid} . ${i.address}`)));
+  out.push(...set('members', 'ipv4_addr : verdict', [...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`), 'map'));
   remoteGroups.forEach((groupId, n) => {
     const inGroup = members.filter((m) => m.groupIds.includes(groupId));
     out.push(...set(`group_${n}_uids`, 'uid', inGroup.filter((m) => m.uid !== null).map((m) => `${m.uid}`)));
@@ -222,7 +231,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
     ),
   );
   out.push('}');
-  return { text: out.join('\n') + '\n', skipped };
+  const ingressChains = Object.fromEntries([...combos.keys()].map((key, k) => [key, `ingress_${k}`]));
+  return { text: out.join('\n') + '\n', skipped, ingressChains };
 }
 
 /** The script that removes the table (nothing left if it is already gone). */
@@ -247,9 +257,21 @@ export class PacketFilter {
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(table)) throw new Error(`packet filter table name ${table} is not an nft identifier`);
   }
 
-  async apply(spec: Omit<FilterSpec, 'table'>): Promise<FilterStatus & { skipped: string[] }> {
-    const rendered = renderFilter({ ...spec, table: this.table });
-    return { ...(await this.load(rendered.text)), skipped: rendered.skipped };
+  async apply(spec: Omit<FilterSpec, 'table'>): Promise<FilterStatus & Omit<RenderedFilter, 'text'>> {
+    const { text, ...rendered } = renderFilter({ ...spec, table: this.table });
+    return { ...(await this.load(text)), ...rendered };
+  }
+
+  /**
+   * Lets a new member in under an ingress chain the loaded table has (one
+   * element, a few ms, where a whole load takes tens): its groups' rules
+   * apply at once. The next whole load includes it as any other.
+   */
+  admit(address: string, ingressChain: string): Promise<FilterStatus> {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(address) || !/^ingress_\d+$/.test(ingressChain)) {
+      return Promise.reject(new Error(`cannot admit ${address} under ${ingressChain}`));
+    }
+    return this.load(`add element inet ${this.table} members { ${address} : jump ${ingressChain} }\n`);
   }
 
   remove(): Promise<FilterStatus> {
@@ -295,8 +317,8 @@ function chain(name: string, rules: string[], head?: string): string[] {
   return [`  chain ${name} {`, ...(head ? [`    ${head}`] : []), ...rules.map((r) => `    ${r}`), '  }'];
 }
 
-function set(name: string, type: string, values: string[]): string[] {
-  return [`  set ${name} {`, `    type ${type}`, ...(values.length ? [`    elements = { ${values.join(', ')} }`] : []), '  }'];
+function set(name: string, type: string, values: string[], kind: 'set' | 'map' = 'set'): string[] {
+  return [`  ${kind} ${name} {`, `    type ${type}`, ...(values.length ? [`    elements = { ${values.join(', ')} }`] : []), '  }'];
 }
 
 function join(...parts: string[]): string {
