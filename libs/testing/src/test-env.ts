@@ -54,6 +54,11 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
     GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
     EDGE_THREADS: '2',
+    // Under jest a suite runs several installations' processes and its own
+    // data sources on the machine's PostgreSQL, and another slot's suite may
+    // run beside it: small pools keep both under its max_connections (100).
+    // Benchmarks keep the production pools they measure.
+    ...(process.env.JEST_WORKER_ID !== undefined ? { DATABASE_POOL_MAX: '10', DATABASE_POOL_MIN: '2' } : {}),
     LOG_LEVEL: 'info',
     RECONCILE_INTERVAL_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '1000',

@@ -31,6 +31,23 @@ export class AppConfig {
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/stratus';
 
+  /**
+   * Connections each process keeps to PostgreSQL at most, and open at least.
+   * Every api, worker and edge of every installation on one PostgreSQL adds
+   * up against its max_connections (100 by default).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DATABASE_POOL_MAX = 20;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  DATABASE_POOL_MIN = 10;
+
   @IsUrl({ protocols: ['redis', 'rediss'], require_tld: false })
   REDIS_URL = 'redis://127.0.0.1:6379';
 
