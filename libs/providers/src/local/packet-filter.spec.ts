@@ -104,8 +104,8 @@ const asRoot = process.getuid?.() === 0 ? describe : describe.skip;
 
 asRoot('PacketFilter on the real packet filter', () => {
   const filter = new PacketFilter(`stratus_spec_${randomBytes(4).toString('hex')}`);
-  // A /24 of its own, out of the test slots' pools.
-  const net = `127.250.${randomInt(1, 255)}`;
+  // A /24 of its own, out of every pool, one per test slot (two slots' suites may run this spec at once).
+  const net = `127.250.${10 + Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
   const gid = 2_990_000 + randomInt(0, 9000);
   const uid = 2_990_000 + randomInt(0, 9000) * 10;
   const a = { key: 'a', address: `${net}.1`, uid: uid + 1, groupIds: ['sg-web'] };

@@ -17,12 +17,15 @@ import { RedisEngine } from './redis.engine';
 
 const PASSWORD = 'spare-spec-Passw0rd';
 
+/** Addresses of this test slot's own (STRATUS_TEST_SLOT), out of every pool: suites of two slots may run this spec at once. */
+const SLOT = Number(process.env.STRATUS_TEST_SLOT ?? 0);
+
 function cacheSpec(n: number): DatabaseServerSpec {
   return {
     key: `redis-${n}`,
     engine: 'redis',
     version: '7',
-    address: `127.96.0.${n}`,
+    address: `127.121.${SLOT}.${n}`,
     port: 6379,
     dbName: null,
     dbUser: null,

@@ -12,11 +12,14 @@ import { ServerPaths } from './local-engine';
 import { PG_HBA, PostgresEngine } from './postgres.engine';
 import { choosePostgresDistribution } from './postgres-distributions';
 
+/** Addresses of this test slot's own, out of every pool: suites of two slots may run this spec at once. */
+const NET = `127.122.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
+
 const spec: DatabaseServerSpec = {
   key: 'postgres-1',
   engine: 'postgres',
   version: '16',
-  address: '127.96.3.1',
+  address: `${NET}.1`,
   port: 5432,
   dbName: 'app',
   dbUser: 'app',
@@ -94,7 +97,7 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
     const p = paths();
     mkdirSync(p.run, { mode: 0o700 });
     chownSync(p.run, runAs.uid, runAs.gid);
-    await engine.layOut({ ...spec, address: '127.96.3.2' }, p, runAs);
+    await engine.layOut({ ...spec, address: `${NET}.2` }, p, runAs);
     // As an earlier release left it.
     writeFileSync(join(p.data, 'pg_hba.conf'), 'local all all trust\nhost all all 0.0.0.0/0 scram-sha-256\n');
     chownSync(join(p.data, 'pg_hba.conf'), runAs.uid, runAs.gid);
