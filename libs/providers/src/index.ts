@@ -15,5 +15,5 @@ export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter, installationCgroups } from './local/cgroups';
 export { findGroup, findUser, HostAccounts } from './local/host-accounts';
 export { existingInstallationId, hostNames, installationId } from './local/installation';
-export { shadowedByWildcard, tcpListeners } from './local/listeners';
+export { canConnect, shadowedByWildcard, tcpListeners } from './local/listeners';
 export * from './local/packet-filter';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { canConnect } from '@stratus/providers';
 
 /** One row of /proc/net/tcp and tcp6: ports, state (01 established, 0A listening), timer (`tr`: 2 is keep-alive) and inode. */
 interface TcpSocket {
@@ -71,16 +71,5 @@ export function listeningPortsOf(pid: number): number[] {
     .map((s) => s.localPort);
 }
 
-/** Whether host:port accepts a TCP connection within `timeoutMs` (refused, reset or silent: false). */
-export function accepts(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-    socket.setTimeout(timeoutMs, () => done(false));
-  });
-}
+/** Whether host:port accepts a TCP connection (the local provider's own probe). */
+export const accepts = canConnect;

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 
@@ -58,4 +59,18 @@ export function shadowedByWildcard(address: string, port: number, listeners: Tcp
   const onPort = listeners.filter((l) => l.port === port);
   if (onPort.some((l) => l.address === address)) return false;
   return onPort.some((l) => l.address === '0.0.0.0' || l.address === '::');
+}
+
+/** Whether host:port accepts a TCP connection within `timeoutMs` (refused, reset or silent: false). */
+export function canConnect(host: string, port: number, timeoutMs = 3_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(timeoutMs, () => done(false));
+  });
 }

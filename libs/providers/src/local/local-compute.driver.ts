@@ -1,11 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ComputeDriver, InstanceSpec, ObservedInstance } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
+import { canConnect } from './listeners';
 import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
 import { HostAccounts, RunAs } from './host-accounts';
@@ -241,7 +241,7 @@ export class LocalComputeDriver implements ComputeDriver {
         const how = this.exitCodes.get(spec.id) ?? 'an unknown status';
         throw new DriverError('invalid', `boot failed: exited with ${how}; last output: ${this.tail(spec.id)}`);
       }
-      const ready = image.readiness === 'port' ? await canConnect(spec.address, spec.port) : existsSync(bootedMarker);
+      const ready = image.readiness === 'port' ? await canConnect(spec.address, spec.port, 500) : existsSync(bootedMarker);
       if (ready) return;
       await sleep(POLL_MS);
     }
@@ -317,18 +317,6 @@ ${image.start}
 `;
 }
 
-function canConnect(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-    socket.setTimeout(500, () => done(false));
-  });
-}
 
 /** Instance users must be able to reach their home through every parent folder. */
 function assertSearchable(dir: string): void {
