@@ -287,6 +287,32 @@ describe('GatewayRouter', () => {
     expect(await router.apply([])).toEqual({});
   });
 
+  it('a TLS connection still in its handshake is dropped when its port stops presenting that certificate, whatever the route id', async () => {
+    const a = selfSigned('a.gateway.test');
+    const [one, two] = [await namedTarget('one'), await namedTarget('two')];
+    const port = range.from + 1;
+    const first = route(port, one, a);
+    expect(await router.apply([first])).toEqual({ [port]: 'ok' });
+    const raw = connect({ host: '127.0.0.1', port });
+    await once(raw, 'connect');
+    // The same id, another target, plain: what the accept-time note sees when the thread
+    // holding the connection runs it only after the route changed.
+    expect(await router.apply([{ ...first, targetPort: two, tls: null }])).toEqual({ [port]: 'ok' });
+
+    const heard = await new Promise<string>((resolve) => {
+      const tls = tlsConnect({ socket: raw, rejectUnauthorized: false });
+      let text = '';
+      tls.on('secureConnect', () => tls.write('secret for one\n'));
+      tls.on('data', (d) => (text += d));
+      tls.on('error', () => undefined);
+      tls.on('close', () => resolve(text));
+      tls.setTimeout(3_000, () => tls.destroy());
+    });
+    expect(heard).toBe('');
+    expect(await knock(port)).toBe('two: knock\n');
+    expect(await router.apply([])).toEqual({});
+  });
+
   it('a route whose take-down failed is taken down at the next apply', async () => {
     const echo = await namedTarget('lingering');
     const port = range.from + 2;

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { canBind, certificateBlocks, PORT_BUSY, PORT_TAKEN } from '@stratus/core';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -135,7 +135,9 @@ export class GatewayRouter {
       mkdirSync(this.certDir, { mode: 0o700 });
       // One file name per port, all the same placeholder: HAProxy keys certificates by file name, so each port's can be swapped alone.
       for (const port of free) symlinkSync(placeholder, this.certFile(port));
-      writeFileSync(this.routesMap, free.map((p) => `${p} ${NO_ROUTE}\n`).join(''), { mode: 0o600 });
+      const none = free.map((p) => `${p} ${NO_ROUTE}\n`).join('');
+      writeFileSync(this.routesMap, none, { mode: 0o600 });
+      writeFileSync(this.certsMap, none, { mode: 0o600 });
       started = await this.haproxy.start(
         renderGatewayConfig({
           host: this.opts.host,
@@ -144,6 +146,7 @@ export class GatewayRouter {
           socket: this.haproxy.socket,
           certFile: (p) => this.certFile(p),
           routesMap: this.routesMap,
+          certsMap: this.certsMap,
           runAs: haproxyUser(),
         }),
       );
@@ -181,6 +184,7 @@ export class GatewayRouter {
       const unexpected = (
         await runtimeBatch(this.haproxy.socket, [
           `set map ${this.routesMap} ${route.port} ${route.id}`,
+          `set map ${this.certsMap} ${route.port} ${route.tls ? leafFingerprint(route.tls.certPem) : NO_ROUTE}`,
           `set server ${n.server} state ready`,
           `enable frontend ${route.tls ? n.tls : n.plain}`,
         ])
@@ -231,6 +235,7 @@ export class GatewayRouter {
           `disable frontend ${n.plain}`,
           `disable frontend ${n.tls}`,
           `set map ${this.routesMap} ${port} ${NO_ROUTE}`,
+          `set map ${this.certsMap} ${port} ${NO_ROUTE}`,
           `set server ${n.server} state maint`,
           `shutdown sessions server ${n.server}`,
         ])
@@ -250,6 +255,10 @@ export class GatewayRouter {
 
   private get routesMap(): string {
     return join(this.opts.dir, 'routes.map');
+  }
+
+  private get certsMap(): string {
+    return join(this.opts.dir, 'certs.map');
   }
 
   private certFile(port: number): string {
@@ -279,6 +288,11 @@ function keyOf(route: RouteSpec): string {
   return createHash('sha256')
     .update(JSON.stringify([route.id, route.targetIp, route.targetPort, route.tls?.certPem ?? null, route.tls?.keyPem ?? null]))
     .digest('hex');
+}
+
+/** What HAProxy's `ssl_f_sha1,hex` gives for the certificate it presents: the first block's (the leaf's) SHA-1, upper-case hex. */
+function leafFingerprint(certPem: string): string {
+  return new X509Certificate(certificateBlocks(certPem)).fingerprint.replace(/:/g, '');
 }
 
 /** The ports of `ports` nothing has bound on `host` right now. */

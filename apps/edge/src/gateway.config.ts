@@ -17,6 +17,8 @@ export interface GatewaySettings {
   certFile: (port: number) => string;
   /** Map file of each port's route id (`-` for none), kept current over the runtime API. */
   routesMap: string;
+  /** Map file of each port's certificate, as the SHA-1 of the leaf HAProxy presents (`-` for a plain route or none). */
+  certsMap: string;
   runAs?: { uid: number; gid: number } | null;
 }
 
@@ -33,13 +35,16 @@ export interface GatewaySettings {
  * connection accepted before the router pauses the unused ports (the first
  * moments after a start) is closed, never sent anywhere.
  *
- * A TLS connection notes its port's route when it is accepted and is
- * dropped if the port has another route once its handshake is done: a
- * client that verified one route's certificate is never handed to the
+ * A client that verified one route's certificate is never handed to the
  * next route's target (pausing a frontend and cutting its server's
- * sessions leave a connection in its handshake alone).
+ * sessions leave a connection in its handshake alone). Once the handshake
+ * is done, a TLS connection is dropped unless the certificate it was shown
+ * is still its port's, and its port's route is still the one it noted when
+ * it was accepted. The certificate is the check that always holds: the
+ * accept-time rules run on the thread the connection was handed to, which
+ * a loaded machine can hold back until after the route changed.
  */
-export function renderGatewayConfig({ host, ports, threads, socket, certFile, routesMap, runAs }: GatewaySettings): string {
+export function renderGatewayConfig({ host, ports, threads, socket, certFile, routesMap, certsMap, runAs }: GatewaySettings): string {
   const sections = ports.map((port) => {
     const n = gatewayNames(port);
     return `frontend ${n.plain}
@@ -49,7 +54,8 @@ frontend ${n.tls}
   bind ${host}:${port} ssl crt ${certFile(port)}
   tcp-request connection set-var(sess.route) dst_port,map(${routesMap},-)
   tcp-request session set-var(sess.now) dst_port,map(${routesMap},-)
-  tcp-request session reject unless { var(sess.route),strcmp(sess.now) eq 0 }
+  tcp-request session set-var(sess.cert) dst_port,map(${certsMap},-)
+  tcp-request session reject unless { ssl_f_sha1,hex,strcmp(sess.cert) eq 0 } { var(sess.route),strcmp(sess.now) eq 0 }
   default_backend ${n.backend}
 backend ${n.backend}
   server target 127.0.0.1:1 disabled
