@@ -118,7 +118,7 @@ describe('DNS proxy hosts through the edge', () => {
       url: `http://${created.body.domain}:${edgePort}/`,
     });
     const host = created.body.domain;
-    await waitFor('the edge to route the new host', async () => (await viaEdge(host)).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('the edge to route the new host', async () => (await viaEdge(host)).status === 200, { timeoutMs: 30_000, intervalMs: 20 });
     expect((await viaEdge(host)).body.instance).toBe(web.id);
 
     const listed = await stack.http.get('/api/cloud/dns/list');
@@ -133,17 +133,17 @@ describe('DNS proxy hosts through the edge', () => {
     const moved = await stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${created.body.id}`, { updateData: { forwardPort: 3001 } });
     expect(moved.status).toBe(200);
     expect(moved.body.forwardPort).toBe(3001);
-    await waitFor('traffic to follow the new port', async () => (await viaEdge(host)).status === 502, { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('traffic to follow the new port', async () => (await viaEdge(host)).status === 502, { timeoutMs: 30_000, intervalMs: 20 });
     const bad = await viaEdge(host);
     expect(bad.body).toEqual({ error: { code: 'bad_gateway', message: expect.stringContaining(host) } });
 
     await stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${created.body.id}`, { updateData: { forwardPort: 3000 } });
-    await waitFor('traffic to come back', async () => (await viaEdge(host)).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('traffic to come back', async () => (await viaEdge(host)).status === 200, { timeoutMs: 30_000, intervalMs: 20 });
 
     const deleted = await stack.http.delete(`/api/cloud/dns/proxy-hosts/${created.body.id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ message: 'Proxy host deleted successfully' });
-    await waitFor('the host to be gone', async () => (await viaEdge(host)).status === 404, { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('the host to be gone', async () => (await viaEdge(host)).status === 404, { timeoutMs: 30_000, intervalMs: 20 });
     expect((await viaEdge(host)).body.error.code).toBe('not_found');
     expect((await api.get(`/v1/instances/${web.id}`)).body.metadata.domains).toBe('web-dns.localhost');
     expect((await stack.http.get(`/api/cloud/dns/proxy-hosts/${created.body.id}`)).status).toBe(404);
@@ -156,7 +156,7 @@ describe('DNS proxy hosts through the edge', () => {
     const label = await cloud.post('/api/cloud/dns/create', { instanceId: web.id, forwardPort: 3000, domain: 'blog' });
     expect(label.body.domain).toBe('blog.localhost');
     // The edge hears of it by NOTIFY, within milliseconds.
-    await waitFor('the edge to route blog.localhost', async () => (await viaEdge('blog.localhost')).status === 200, { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('the edge to route blog.localhost', async () => (await viaEdge('blog.localhost')).status === 200, { timeoutMs: 30_000, intervalMs: 20 });
     // Taken: 409, in any case.
     const taken = await cloud.post('/api/cloud/dns/create', { instanceId: second.id, forwardPort: 4000, domain: 'BLOG.localhost' });
     expect(taken.status).toBe(409);
@@ -200,7 +200,7 @@ describe('DNS proxy hosts through the edge', () => {
       try {
         await tx.query(...lock);
         const answer = send();
-        await waitFor('the request to wait for the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`))[0].n > 0, { timeoutMs: 5_000, intervalMs: 20 });
+        await waitFor('the request to wait for the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`))[0].n > 0, { timeoutMs: 30_000, intervalMs: 20 });
         await tx.query(...meanwhile);
         await tx.commitTransaction();
         return await answer;

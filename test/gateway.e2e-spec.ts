@@ -101,7 +101,7 @@ describe('gateway TCP routes through the edge', () => {
     const deleted = await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body.message).toEqual(expect.stringContaining('deleted'));
-    await waitFor('the listener to close', () => refused(port), { timeoutMs: 5_000 });
+    await waitFor('the listener to close', () => refused(port), { timeoutMs: 30_000 });
     expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
     expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
   });
@@ -302,13 +302,13 @@ describe('gateway TCP routes through the edge', () => {
       const down = await waitFor('health to say the range is not held', async () => {
         const res = await cloud.get('/api/cloud/gateway/health');
         return res.body.port_range.held ? undefined : res.body;
-      }, { timeoutMs: 2_000, intervalMs: 50 });
+      }, { timeoutMs: 30_000, intervalMs: 50 });
       expect(down).toMatchObject({ status: 'degraded', listeners: { bound: 0, missing: expect.arrayContaining([port]) } });
       await waitFor('the route to serve again', async () => (await exchange(port).catch(() => '')).includes(instance.id), { timeoutMs: 20_000, intervalMs: 200 });
       const up = await waitFor('health to say the range is held again', async () => {
         const res = await cloud.get('/api/cloud/gateway/health');
         return res.body.port_range.held ? res.body : undefined;
-      }, { timeoutMs: 5_000, intervalMs: 50 });
+      }, { timeoutMs: 30_000, intervalMs: 50 });
       expect(up.listeners.missing).not.toContain(port);
     } finally {
       await stack.http.delete(`/api/cloud/gateway/routes/${port}`);

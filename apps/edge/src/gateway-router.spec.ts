@@ -212,7 +212,7 @@ describe('GatewayRouter', () => {
     await waitFor('the target to see the byte', () => {
       edgePort = [...targetSockets.entries()].find(([, s]) => s.bytesRead > 0 && !s.readableEnded)?.[0];
       return edgePort !== undefined;
-    }, { timeoutMs: 3_000, intervalMs: 10 });
+    }, { timeoutMs: 30_000, intervalMs: 10 });
     try {
       expect(keepAliveArmed(range.from, client.localPort!)).toBe(true); // the gateway's socket to the client
       expect(keepAliveArmed(edgePort!, targetPort)).toBe(true); // the gateway's socket to the target
@@ -345,7 +345,7 @@ describe('GatewayRouter', () => {
     await once(otherOpen, 'connect');
 
     expect(await router.apply([other])).toEqual({ [range.from]: 'ok' });
-    await waitFor('the open connection to be cut', () => open.closed || open.readableEnded, { timeoutMs: 3_000, intervalMs: 10 });
+    await waitFor('the open connection to be cut', () => open.closed || open.readableEnded, { timeoutMs: 30_000, intervalMs: 10 });
     expect(await knock(port)).toBe('refused');
     // Another route's connection was not touched.
     expect(otherOpen.closed || otherOpen.readableEnded).toBe(false);

@@ -32,6 +32,6 @@ describe('HaproxyProcess', () => {
     const run = spawnSync(process.execPath, ['-r', './scripts/paths.js', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
     expect([run.status, run.stdout.trim()]).toEqual([3, 'ok']);
     const pid = Number(readFileSync(join(dir, 'left.pid'), 'utf8'));
-    await waitFor('the HAProxy it started to be gone', () => !processAlive(pid), { timeoutMs: 3_000, intervalMs: 20 });
+    await waitFor('the HAProxy it started to be gone', () => !processAlive(pid), { timeoutMs: 30_000, intervalMs: 20 });
   });
 });

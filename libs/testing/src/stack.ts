@@ -98,7 +98,7 @@ export class TestStack {
       }
     } else {
       this.workerStarted = saw(child, 'worker started');
-      await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 5_000 });
+      await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 30_000 });
     }
   }
 
