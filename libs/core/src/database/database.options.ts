@@ -15,13 +15,16 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'
     logging: false,
     // pg closes idle connections after 10 s; a burst after a quiet spell (a create's
     // lookups run in parallel) then waits ~10 ms per new backend: DATABASE_POOL_MIN
-    // stay open. A connection (new, or a free one of the pool) not had in 5 s fails
+    // stay open. A connection (new, or a free one of the pool) not had in 20 s fails
     // the request with a 503 rather than holding it while PostgreSQL is out of reach.
+    // Not shorter: pg's one timeout covers waiting for a busy pool too, and a burst of
+    // creates on a loaded machine waited over 5 s for a free connection (a refused
+    // connect fails at once whatever this says).
     extra: {
       max: config.DATABASE_POOL_MAX,
       min: Math.min(config.DATABASE_POOL_MIN, config.DATABASE_POOL_MAX),
       application_name: applicationName,
-      connectionTimeoutMillis: 5_000,
+      connectionTimeoutMillis: 20_000,
     },
   };
 }
