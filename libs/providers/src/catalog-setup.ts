@@ -1,12 +1,11 @@
 import { AppConfig, migrate, syncCatalog } from '@stratus/core';
 import { DataSource } from 'typeorm';
 import { CatalogDriver } from './catalog.driver';
-import { LocalCatalog } from './local/local-catalog';
-import { LocalImages } from './local/local-images';
+import { providerEntry } from './provider-registry';
 
-/** The catalog driver of the provider PROVIDER names (only `local` exists so far). */
-export function createCatalogDriver(config: AppConfig, images = new LocalImages()): CatalogDriver {
-  return new LocalCatalog(images, config.LOCAL_ADDRESS_POOL);
+/** The catalog driver of the provider PROVIDER names. */
+export function createCatalogDriver(config: AppConfig): CatalogDriver {
+  return providerEntry(config).catalog(config);
 }
 
 /**

@@ -19,6 +19,11 @@ export interface LocalComputeOptions {
   bootTimeoutMs: number;
 }
 
+/** The local observation: the instance's process group leader too. */
+export interface LocalObservedInstance extends ObservedInstance {
+  pid: number | null;
+}
+
 const STOP_GRACE_MS = 5_000;
 const POLL_MS = 50;
 const BIND_LOW_PORTS = '--inh-caps=+net_bind_service --ambient-caps=+net_bind_service';
@@ -47,19 +52,20 @@ export class LocalComputeDriver implements ComputeDriver {
     if (opts.accounts.isolated) assertSearchable(opts.instancesDir);
   }
 
+  /** Local only (LocalHooks): called when an instance process this worker started exits. */
   onExit(listener: (id: string) => void): void {
     this.exitListeners.push(listener);
   }
 
-  async observe(id: string): Promise<ObservedInstance | null> {
+  async observe(id: string): Promise<LocalObservedInstance | null> {
     const fromPidFile = this.pidFromFile(id);
     if (fromPidFile !== null) return this.observed(id, fromPidFile);
     return (await this.observeAll([id])).get(id) ?? null;
   }
 
-  async observeAll(ids: string[]): Promise<Map<string, ObservedInstance>> {
+  async observeAll(ids: string[]): Promise<Map<string, LocalObservedInstance>> {
     const leaders = scanInstanceLeaders(this.opts.accounts.installation);
-    const result = new Map<string, ObservedInstance>();
+    const result = new Map<string, LocalObservedInstance>();
     for (const id of ids) {
       const leader = leaders.get(id)?.find((l) => this.runsAsInstance(id, l.pid));
       if (leader) {
@@ -72,7 +78,7 @@ export class LocalComputeDriver implements ComputeDriver {
     return result;
   }
 
-  async create(spec: InstanceSpec): Promise<ObservedInstance> {
+  async create(spec: InstanceSpec): Promise<LocalObservedInstance> {
     const image = this.opts.images.get(spec.imageId);
     if (!image) throw new DriverError('invalid', `image ${spec.imageId} does not exist on this provider`);
     const existing = await this.observe(spec.id);
@@ -129,8 +135,8 @@ export class LocalComputeDriver implements ComputeDriver {
     return uid !== null && (uid === process.getuid?.() || uid === this.opts.accounts.instanceUser(id)?.uid);
   }
 
-  private observed(id: string, pid: number | null): ObservedInstance {
-    return { running: pid !== null, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
+  private observed(id: string, pid: number | null): LocalObservedInstance {
+    return { running: pid !== null, ready: pid !== null, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
   }
 
   private controlDir(id: string): string {
