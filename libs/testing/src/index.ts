@@ -10,3 +10,8 @@ export * from './databases';
 export * from './suite';
 export * from './sockets';
 export * from './dependencies';
+export * from './fake-provider/fake-control';
+export * from './fake-provider/fake-compute.driver';
+export * from './fake-provider/fake-volume.driver';
+export * from './fake-provider/fake-database.driver';
+export * from './fake-provider/fake-provider.module';
