@@ -15,3 +15,4 @@ export * from './fake-provider/fake-compute.driver';
 export * from './fake-provider/fake-volume.driver';
 export * from './fake-provider/fake-database.driver';
 export * from './fake-provider/fake-provider.module';
+export * from './driver-contract';
