@@ -1,4 +1,4 @@
-import { ComputeDriver, DriverError, InstanceSpec, ObservedInstance, VolumeDriver } from '@stratus/providers';
+import { ComputeDriver, DatabaseDriver, DatabaseServerSpec, DriverError, InstanceSpec, ObservedInstance, VolumeDriver } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from './wait';
 
@@ -24,6 +24,15 @@ export interface DriverContractSubject {
   volumeCreateHalfway(id: string, sizeGb: number): Promise<void>;
   /** How long a boot may take here, as a bound on waiting for one. */
   bootWaitMs: number;
+  databases: {
+    driver: DatabaseDriver;
+    /** A spec the provider can run (a new key each call), with an address of its own. */
+    spec(): DatabaseServerSpec;
+    /** How many servers of the key the provider runs; 0 when none. */
+    runningCopies(key: string): Promise<number>;
+    /** Leaves what an ensureRunning cut short halfway leaves. */
+    ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
+  };
 }
 
 /** Repeats `create` (the worker's way: each call a new job run) until the instance is ready. */
@@ -127,6 +136,46 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.runningCopies(spec.id)).toBe(0);
         await s.compute.delete(spec.id);
         expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+    });
+
+    describe('databases', () => {
+      it('observes an unknown server as null; delete of one that never existed succeeds', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        await expect(databases.driver.delete(spec.key)).resolves.toBeUndefined();
+      });
+
+      it('ensureRunning repeated gives one running server; delete repeated succeeds', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.runningCopies(spec.key)).toBe(1);
+        await databases.driver.delete(spec.key);
+        await databases.driver.delete(spec.key);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        expect(await databases.runningCopies(spec.key)).toBe(0);
+      });
+
+      it('an ensureRunning cut short halfway is finished by a repeat', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        await databases.ensureHalfway(spec);
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.runningCopies(spec.key)).toBe(1);
+        await databases.driver.delete(spec.key);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+
+      it('what the provider cannot run is a terminal error that leaves nothing behind', async () => {
+        const { databases } = subject();
+        const spec = { ...databases.spec(), ha: true };
+        const err = await rejection(databases.driver.ensureRunning(spec));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
       });
     });
 

@@ -1,4 +1,5 @@
-import { driverContract, killInstancesUnder, waitFor } from '@stratus/testing';
+import { sha256Hex } from '@stratus/core';
+import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,12 @@ import { installationId } from './installation';
 import { LocalComputeDriver } from './local-compute.driver';
 import { LocalImages } from './local-images';
 import { LocalVolumeDriver } from './local-volume.driver';
-import { isAlive, readStat, scanInstanceLeaders } from './process-table';
+import { isAlive, readStat, scanInstanceLeaders, scanMarkedLeaders } from './process-table';
+import { ClickHouseEngine } from './databases/clickhouse.engine';
+import { DATABASE_MARKER, LocalDatabaseDriver } from './databases/local-database.driver';
+import { postgresAdmin } from './databases/local-databases';
+import { PostgresEngine } from './databases/postgres.engine';
+import { RedisEngine } from './databases/redis.engine';
 
 /** Addresses of this test slot's own, out of every pool: suites of two slots may run this spec at once. */
 const NET = `127.123.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
@@ -28,6 +34,7 @@ const asRoot = process.getuid?.() === 0;
   let accounts: HostAccounts;
   let compute: LocalComputeDriver;
   let volumes: LocalVolumeDriver;
+  let databases: LocalDatabaseDriver;
   let n = 0;
 
   const spec = (overrides: Partial<InstanceSpec> = {}): InstanceSpec => ({
@@ -57,10 +64,17 @@ const asRoot = process.getuid?.() === 0;
       bootTimeoutMs: 60_000,
     });
     volumes = new LocalVolumeDriver({ volumesDir: join(root, 'volumes'), instancesDir, accounts });
+    databases = new LocalDatabaseDriver({
+      dir: join(root, 'databases'),
+      accounts,
+      startTimeoutMs: 30_000,
+      engines: { postgres: new PostgresEngine(join(root, 'templates'), postgresAdmin(root)), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
+    });
   });
 
   afterAll(async () => {
     await killInstancesUnder(join(root, 'instances'));
+    killDatabaseServersUnder(root);
     await accounts.removeAll();
     rmSync(root, { recursive: true, force: true });
   });
@@ -94,5 +108,28 @@ const asRoot = process.getuid?.() === 0;
       closeSync(fd);
     },
     bootWaitMs: 60_000,
+    // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
+    databases: {
+      driver: databases,
+      spec: () => ({
+        key: `redis-${++n}`,
+        engine: 'redis',
+        version: '7',
+        address: `${NET}.${n}`,
+        port: 6379,
+        dbName: null,
+        dbUser: null,
+        passwordVerifier: sha256Hex(randomUUID()),
+        superuser: false,
+        extensions: [],
+        ha: false,
+      }),
+      runningCopies: async (key) => scanMarkedLeaders(DATABASE_MARKER, accounts.installation).get(key)?.length ?? 0,
+      // A worker killed while laying the server out: its folder half-made, no marker.
+      ensureHalfway: async (spec) => {
+        mkdirSync(join(root, 'databases', spec.key, 'data'), { recursive: true });
+        writeFileSync(join(root, 'databases', spec.key, 'data', 'half-made'), '');
+      },
+    },
   }));
 });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { driverContract } from '../driver-contract';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
+import { FakeDatabaseDriver } from './fake-database.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 const spec = (): InstanceSpec => ({
@@ -24,6 +25,8 @@ describe('the fake provider', () => {
   const control = new FakeControl({ bootMs: 200 });
   const compute = new FakeComputeDriver(control);
   const volumes = new FakeVolumeDriver(control, compute);
+  const databases = new FakeDatabaseDriver(control);
+  let n = 0;
 
   driverContract('fake', () => ({
     compute,
@@ -47,6 +50,27 @@ describe('the fake provider', () => {
       await failed(volumes.create(id, sizeGb));
     },
     bootWaitMs: 10_000,
+    databases: {
+      driver: databases,
+      spec: () => ({
+        key: `redis-${++n}`,
+        engine: 'redis',
+        version: '7',
+        address: '127.0.0.1',
+        port: 6379,
+        dbName: null,
+        dbUser: null,
+        passwordVerifier: 'not a secret: the fake runs nothing',
+        superuser: false,
+        extensions: [],
+        ha: false,
+      }),
+      runningCopies: async (key) => ((await databases.observe(key))?.running ? 1 : 0),
+      ensureHalfway: async (spec) => {
+        control.failNext('database.ensureRunning', 'halfway');
+        await failed(databases.ensureRunning(spec));
+      },
+    },
   }));
 
   it('a boot past the boot timeout is removed and reported as a terminal error', async () => {
