@@ -14,8 +14,10 @@ export function createCatalogDriver(config: AppConfig): CatalogDriver {
  * test installation; the worker keeps the catalog current afterwards.
  */
 export async function prepareDatabase(config: AppConfig): Promise<DataSource> {
+  // First: a provider that is not built stops the setup before it changes anything.
+  const driver = createCatalogDriver(config);
   const dataSource = await migrate(config);
-  const catalog = await createCatalogDriver(config).catalog();
+  const catalog = await driver.catalog();
   await dataSource.transaction((m) => syncCatalog(m, catalog));
   return dataSource;
 }
