@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@stratus/core';
+import { ProviderUnavailableError } from '@stratus/providers';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { InstancesProcessor } from './instances/instances.processor';
@@ -11,7 +13,8 @@ import { WorkerModule } from './worker.module';
 const DRAIN_MS = 15_000;
 
 async function main(): Promise<void> {
-  const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
+  // The provider is chosen before anything starts: one that is named but not built stops here.
+  const app = await NestFactory.createApplicationContext(WorkerModule.register(loadConfig()), { bufferLogs: true });
   app.useLogger(app.get(Logger));
   setJobLogRoot((await app.resolve(PinoLogger)).logger);
   app.enableShutdownHooks();
@@ -31,6 +34,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  // A refusal is the operator's to fix, not a bug: its message is the whole story.
+  if (err instanceof ProviderUnavailableError) {
+    console.error(err.message);
+    process.exit(1);
+  }
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { ConfigModule, DatabaseModule, LoggingModule } from '@stratus/core';
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, ConfigModule, DatabaseModule, LoggingModule } from '@stratus/core';
 import { ProvidersModule } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
@@ -13,8 +13,13 @@ import { ScheduleKeeper } from './schedules/schedule-keeper';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { VolumesReconciler } from './volumes/volumes.reconciler';
 
+/** The worker; `register` adds the drivers of the provider the configuration names. */
 @Module({
-  imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), ProvidersModule],
+  imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register()],
   providers: [OutboxService, PacketFilterSync, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
 })
-export class WorkerModule {}
+export class WorkerModule {
+  static register(config: AppConfig): DynamicModule {
+    return { module: WorkerModule, imports: [ProvidersModule.forRoot(config)] };
+  }
+}

@@ -1,12 +1,11 @@
 import { AppConfig, migrate, syncCatalog } from '@stratus/core';
 import { DataSource } from 'typeorm';
 import { CatalogDriver } from './catalog.driver';
-import { LocalCatalog } from './local/local-catalog';
-import { LocalImages } from './local/local-images';
+import { providerEntry } from './provider-registry';
 
-/** The catalog driver of the provider PROVIDER names (only `local` exists so far). */
-export function createCatalogDriver(config: AppConfig, images = new LocalImages()): CatalogDriver {
-  return new LocalCatalog(images, config.LOCAL_ADDRESS_POOL);
+/** The catalog driver of the provider PROVIDER names. */
+export function createCatalogDriver(config: AppConfig): CatalogDriver {
+  return providerEntry(config).catalog(config);
 }
 
 /**
@@ -15,8 +14,10 @@ export function createCatalogDriver(config: AppConfig, images = new LocalImages(
  * test installation; the worker keeps the catalog current afterwards.
  */
 export async function prepareDatabase(config: AppConfig): Promise<DataSource> {
+  // First: a provider that is not built stops the setup before it changes anything.
+  const driver = createCatalogDriver(config);
   const dataSource = await migrate(config);
-  const catalog = await createCatalogDriver(config).catalog();
+  const catalog = await driver.catalog();
   await dataSource.transaction((m) => syncCatalog(m, catalog));
   return dataSource;
 }

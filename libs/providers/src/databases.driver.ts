@@ -20,7 +20,6 @@ export interface DatabaseServerSpec {
 
 export interface ObservedDatabaseServer {
   running: boolean;
-  pid: number | null;
 }
 
 /**
@@ -38,18 +37,6 @@ export interface DatabaseDriver {
   ensureRunning(spec: DatabaseServerSpec): Promise<ObservedDatabaseServer>;
   /** Stops the server and removes its data. */
   delete(key: string): Promise<void>;
-  /** Called when a server this process started exits, so status can follow promptly. */
-  onExit(listener: (key: string) => void): void;
-  /**
-   * The worker's, at start: keep `count` of each engine made ahead of
-   * creates, as far as the provider can (the local one: started Redis
-   * servers, which take their spec while running, and PostgreSQL data folder
-   * copies). A spare that cannot be had is reported to `onError`; creates
-   * then start their server as usual. Resolves once the first spares are up.
-   */
-  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void>;
-  /** Stops the spare servers keepSpares started; servers keep running. */
-  close(): Promise<void>;
 }
 
 export const DATABASE_DRIVER = Symbol('DATABASE_DRIVER');

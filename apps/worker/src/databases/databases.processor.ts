@@ -1,7 +1,7 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase, releaseAddress } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver } from '@stratus/providers';
+import { DATABASE_DRIVER, DatabaseDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
@@ -28,6 +28,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     private readonly reconciler: DatabasesReconciler,
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
+    @Optional() @Inject(LOCAL_HOOKS) private readonly hooks?: LocalHooks,
   ) {
     super();
     assertHandlers(QUEUES.databases, this.handlers);
@@ -35,14 +36,14 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
 
   onModuleInit(): void {
     this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
-    // Not awaited: the worker takes jobs while its spares start.
-    void this.driver.keepSpares(this.config.DATABASE_SPARES, (engine, err) =>
+    // Not awaited: the worker takes jobs while its spares start. Spares are the local provider's.
+    void this.hooks?.keepDatabaseSpares(this.config.DATABASE_SPARES, (engine, err) =>
       this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
     );
   }
 
-  onApplicationShutdown(): Promise<void> {
-    return this.driver.close();
+  async onApplicationShutdown(): Promise<void> {
+    await this.hooks?.closeDatabaseSpares();
   }
 
   process(job: Job): Promise<unknown> {

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { compareAndSet, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver, DriverError } from '@stratus/providers';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
@@ -24,8 +24,10 @@ export class DatabasesReconciler {
     private readonly dataSource: DataSource,
     @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
     @InjectQueue(QUEUES.databases) private readonly queue: Queue,
+    @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
-    driver.onExit((key) => {
+    // The local provider says at once when a server exits; elsewhere the periodic sweep notices.
+    hooks?.onDatabaseExit((key) => {
       const id = Number(key.slice(key.lastIndexOf('-') + 1));
       this.sweep([id]).catch((err) => this.logger.warn({ err: String(err), database: key }, 'exit reconcile failed'));
     });

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { compareAndSet, Instance, INSTANCE_CAS } from '@stratus/core';
-import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
+import { COMPUTE_DRIVER, ComputeDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
@@ -25,8 +25,10 @@ export class InstancesReconciler {
     @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
     @InjectQueue(QUEUES.instances) private readonly queue: Queue,
     private readonly packetFilter: PacketFilterSync,
+    @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
-    driver.onExit((id) => {
+    // The local provider says at once when an instance process exits; elsewhere the periodic sweep notices.
+    hooks?.onInstanceExit((id) => {
       this.sweep([id]).catch((err) => this.logger.warn({ err: String(err), instance: id }, 'exit reconcile failed'));
     });
   }

@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
-import { FilterMember, FilterRule, findGroup, groupsKey, HOST_ACCOUNTS, HostAccounts, hostNames, installationId, PACKET_FILTER, PacketFilter, PublicEndpoint } from '@stratus/providers';
+import { FilterMember, FilterRule, findGroup, groupsKey, HostAccounts, hostNames, installationId, LOCAL_HOOKS, LocalHooks, PacketFilter, PublicEndpoint } from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -29,24 +29,31 @@ export class PacketFilterSync {
   /** The ingress chains of the table loaded last, by groups; null while none is enforced. */
   private ingressChains: Record<string, string> | null = null;
 
+  /** The local provider's filter and accounts; null under a provider without them (nothing to load). */
+  private readonly filter: PacketFilter | null;
+  private readonly accounts: HostAccounts | null;
+
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(PACKET_FILTER) private readonly filter: PacketFilter,
-    @Inject(HOST_ACCOUNTS) private readonly accounts: HostAccounts,
     private readonly config: AppConfig,
+    @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
+    this.filter = hooks?.packetFilter ?? null;
+    this.accounts = hooks?.accounts ?? null;
     this.installation = installationId(config.DATA_DIR);
   }
 
   /** Never throws: a filter that cannot be loaded is logged, the caller's work goes on. */
   sync(): Promise<void> {
+    // Security groups are the local provider's packet filter; another provider enforces its own.
+    if (!this.filter) return Promise.resolve();
     if (this.waiting) return this.waiting;
     const next = this.running.then(async () => {
       this.waiting = null;
       try {
         await this.load();
       } catch (err) {
-        this.say(`failed: ${err}`, () => this.logger.error({ err: String(err), table: this.filter.table }, 'security groups: packet filter not loaded'));
+        this.say(`failed: ${err}`, () => this.logger.error({ err: String(err), table: this.filter?.table }, 'security groups: packet filter not loaded'));
       }
     });
     this.waiting = next;
@@ -75,7 +82,7 @@ export class PacketFilterSync {
   async admit(address: string, groupIds: string[]): Promise<void> {
     await this.loaded();
     const chain = this.ingressChains?.[groupsKey(groupIds)];
-    if (chain) {
+    if (chain && this.filter) {
       const admitted = await this.filter.admit(address, chain).then(
         (status) => status.enforced,
         () => false,
@@ -89,11 +96,12 @@ export class PacketFilterSync {
   }
 
   private async load(): Promise<void> {
+    const [filter, accounts] = [this.filter!, this.accounts!];
     // The instances group and the database user exist before any table names
     // them, and so before anything runs as them: a table loaded without them
     // would not know an instance's or a server's first packets for what they are.
-    const [instancesGid, databaseUser] = this.accounts.isolated
-      ? await Promise.all([this.accounts.instancesGroup(), this.accounts.databaseUser()])
+    const [instancesGid, databaseUser] = accounts.isolated
+      ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()])
       : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
@@ -111,8 +119,8 @@ export class PacketFilterSync {
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
       ...databases.map((d) => ({ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds })),
     ];
-    await this.removeOrphanTables();
-    const result = await this.filter.apply({
+    await this.removeOrphanTables(filter);
+    const result = await filter.apply({
       pool: this.config.LOCAL_ADDRESS_POOL,
       instancesGid,
       confinedUids: databaseUser ? [databaseUser.uid] : [],
@@ -124,11 +132,11 @@ export class PacketFilterSync {
     for (const skipped of result.skipped) {
       if (this.saidSkipped.has(skipped)) continue;
       this.saidSkipped.add(skipped);
-      this.logger.warn({ table: this.filter.table }, `security groups: ${skipped}`);
+      this.logger.warn({ table: filter.table }, `security groups: ${skipped}`);
     }
     this.ingressChains = result.enforced ? result.ingressChains : null;
     if (result.enforced) {
-      this.say('enforced', () => this.logger.log({ table: this.filter.table, members: members.length }, 'security groups: enforced by nftables'));
+      this.say('enforced', () => this.logger.log({ table: filter.table, members: members.length }, 'security groups: enforced by nftables'));
     } else {
       const { reason } = result;
       this.say(reason, () => this.logger.warn({ reason }, 'security groups: NOT enforced, instances run unfiltered'));
@@ -141,11 +149,11 @@ export class PacketFilterSync {
    * rules name a gid and uids the host hands out again, to this
    * installation's instances too.
    */
-  private async removeOrphanTables(): Promise<void> {
+  private async removeOrphanTables(filter: PacketFilter): Promise<void> {
     if (Date.now() - this.orphansCheckedAt < ORPHAN_CHECK_MS) return;
     this.orphansCheckedAt = Date.now();
     // A worker makes its group before its first table, so a table without one is a gone installation's.
-    const removed = await this.filter.removeOrphans((table) => {
+    const removed = await filter.removeOrphans((table) => {
       const installation = /^stratus_([0-9a-f]{8})$/.exec(table)?.[1];
       try {
         return !!installation && findGroup(hostNames.instancesGroup(installation)) === null;

@@ -20,6 +20,10 @@ const toBool = ({ value }: { value: unknown }) =>
 const toList = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
 
+/** Every provider the registry knows by name, built or not. */
+export const PROVIDER_NAMES = ['local', 'fake', 'openstack'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
 /**
  * Every setting the processes read, validated once at start-up. Names are the
  * environment variables; defaults are the embedded single-machine setup.
@@ -114,8 +118,14 @@ export class AppConfig {
 
   // --- Provider ----------------------------------------------------------
 
-  @IsIn(['local'])
-  PROVIDER: 'local' = 'local';
+  /**
+   * Which provider's drivers the worker runs (libs/providers, registry).
+   * `openstack` is accepted here and refused at start while it is not built,
+   * so the message says that rather than "not one of". `fake` is the test
+   * tree's in-memory provider.
+   */
+  @IsIn([...PROVIDER_NAMES])
+  PROVIDER: ProviderName = 'local';
 
   /** Loopback block the local provider hands out, one address per resource. */
   @Matches(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-9])$/)

@@ -19,6 +19,19 @@ export interface LocalComputeOptions {
   bootTimeoutMs: number;
 }
 
+/** The local observation: the instance's process group leader too. */
+export interface LocalObservedInstance extends ObservedInstance {
+  pid: number | null;
+}
+
+/** What the control folder keeps of the last boot: enough to tell readiness and the boot timeout later. */
+interface BootRecord {
+  imageId: string;
+  address: string;
+  port: number;
+  startedAt: number;
+}
+
 const STOP_GRACE_MS = 5_000;
 const POLL_MS = 50;
 const BIND_LOW_PORTS = '--inh-caps=+net_bind_service --ambient-caps=+net_bind_service';
@@ -47,46 +60,69 @@ export class LocalComputeDriver implements ComputeDriver {
     if (opts.accounts.isolated) assertSearchable(opts.instancesDir);
   }
 
+  /** Local only (LocalHooks): called when an instance process this worker started exits. */
   onExit(listener: (id: string) => void): void {
     this.exitListeners.push(listener);
   }
 
-  async observe(id: string): Promise<ObservedInstance | null> {
+  async observe(id: string): Promise<LocalObservedInstance | null> {
     const fromPidFile = this.pidFromFile(id);
-    if (fromPidFile !== null) return this.observed(id, fromPidFile);
+    if (fromPidFile !== null) return await this.observed(id, fromPidFile);
     return (await this.observeAll([id])).get(id) ?? null;
   }
 
-  async observeAll(ids: string[]): Promise<Map<string, ObservedInstance>> {
+  async observeAll(ids: string[]): Promise<Map<string, LocalObservedInstance>> {
     const leaders = scanInstanceLeaders(this.opts.accounts.installation);
-    const result = new Map<string, ObservedInstance>();
-    for (const id of ids) {
-      const leader = leaders.get(id)?.find((l) => this.runsAsInstance(id, l.pid));
-      if (leader) {
-        this.writePidFile(id, leader.pid, leader.startTime);
-        result.set(id, this.observed(id, leader.pid));
-      } else if (existsSync(this.controlDir(id))) {
-        result.set(id, this.observed(id, null));
-      }
-    }
+    const result = new Map<string, LocalObservedInstance>();
+    // Readiness probes (a connect each, for instances still booting) run side by side.
+    await Promise.all(
+      ids.map(async (id) => {
+        const leader = leaders.get(id)?.find((l) => this.runsAsInstance(id, l.pid));
+        if (leader) {
+          this.writePidFile(id, leader.pid, leader.startTime);
+          result.set(id, await this.observed(id, leader.pid));
+        } else if (existsSync(this.controlDir(id))) {
+          result.set(id, await this.observed(id, null));
+        }
+      }),
+    );
     return result;
   }
 
-  async create(spec: InstanceSpec): Promise<ObservedInstance> {
+  /**
+   * Non-blocking: lays out and starts the boot when nothing of the instance
+   * runs, and otherwise says how far its boot got. A boot whose process
+   * exited before it was ever ready is a terminal error (its control folder
+   * and console log are kept for the operator); one not ready within
+   * bootTimeoutMs is removed, then a terminal error.
+   */
+  async create(spec: InstanceSpec): Promise<LocalObservedInstance> {
     const image = this.opts.images.get(spec.imageId);
     if (!image) throw new DriverError('invalid', `image ${spec.imageId} does not exist on this provider`);
     const existing = await this.observe(spec.id);
     if (existing?.running) {
-      await this.waitReady(spec, image, existing.pid!);
+      if (existing.ready) return existing;
+      const boot = this.bootRecord(spec.id);
+      if (boot && Date.now() - boot.startedAt > this.opts.bootTimeoutMs) {
+        const output = this.tail(spec.id);
+        await this.delete(spec.id);
+        throw new DriverError('invalid', `boot failed: not ready within ${this.opts.bootTimeoutMs} ms; last output: ${output}`);
+      }
       return existing;
+    }
+    // Its boot started and its process is gone without ever being ready: the boot failed.
+    if (this.bootRecord(spec.id) && !existsSync(this.bootedFile(spec.id))) {
+      // Let the exit event deliver the code when the process was ours.
+      if (!this.exitCodes.has(spec.id)) await sleep(POLL_MS);
+      const how = this.exitCodes.get(spec.id) ?? 'an unknown status';
+      throw new DriverError('invalid', `boot failed: exited with ${how}; last output: ${this.tail(spec.id)}`);
     }
     // The folder before the user: a sweep of leftover users spares the users of folders it sees.
     mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o711 });
     const user = await this.opts.accounts.ensureInstanceUser(spec.id);
     this.layOut(spec, image, user);
     const pid = this.boot(spec, image, user);
-    await this.waitReady(spec, image, pid);
-    return this.observed(spec.id, pid);
+    return { running: true, ready: false, pid, limits: this.opts.limiter.describe(this.limitsOf(spec.id)) };
   }
 
   async delete(id: string): Promise<void> {
@@ -129,8 +165,9 @@ export class LocalComputeDriver implements ComputeDriver {
     return uid !== null && (uid === process.getuid?.() || uid === this.opts.accounts.instanceUser(id)?.uid);
   }
 
-  private observed(id: string, pid: number | null): ObservedInstance {
-    return { running: pid !== null, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
+  private async observed(id: string, pid: number | null): Promise<LocalObservedInstance> {
+    const ready = pid !== null && (await this.isReady(id));
+    return { running: pid !== null, ready, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
   }
 
   private controlDir(id: string): string {
@@ -176,6 +213,10 @@ export class LocalComputeDriver implements ComputeDriver {
   /** Starts the boot script in a new session; returns the group leader's pid. */
   private boot(spec: InstanceSpec, image: LocalImage, runAs: RunAs): number {
     const dir = this.controlDir(spec.id);
+    rmSync(this.bootedFile(spec.id), { force: true });
+    // Before the spawn: a worker that dies right after it leaves a boot that is still timed.
+    const record: BootRecord = { imageId: image.id, address: spec.address, port: spec.port, startedAt: Date.now() };
+    writeFileSync(this.bootFile(spec.id), JSON.stringify(record), { mode: 0o600 });
     this.secure(spec.id, runAs);
     // Readable by the instance alone; made anew, so nothing the instance did to the old one is kept.
     const bootScript = join(dir, 'boot.sh');
@@ -219,7 +260,11 @@ export class LocalComputeDriver implements ComputeDriver {
     }
     // Without a listener a failed spawn would crash the worker.
     child.on('error', () => undefined);
-    if (child.pid === undefined) throw new DriverError('retryable', `could not start the boot process of ${spec.id}`);
+    if (child.pid === undefined) {
+      // Nothing booted: the retry boots afresh rather than reading this as a failed boot.
+      rmSync(this.bootFile(spec.id), { force: true });
+      throw new DriverError('retryable', `could not start the boot process of ${spec.id}`);
+    }
     const stat = readStat(child.pid);
     this.writePidFile(spec.id, child.pid, stat?.startTime ?? '0');
     this.exitCodes.delete(spec.id);
@@ -231,22 +276,37 @@ export class LocalComputeDriver implements ComputeDriver {
     return child.pid;
   }
 
-  private async waitReady(spec: InstanceSpec, image: LocalImage, pid: number): Promise<void> {
-    const deadline = Date.now() + this.opts.bootTimeoutMs;
-    const bootedMarker = join(this.home(spec.id), '.stratus', 'booted');
-    while (Date.now() < deadline) {
-      if (!isAlive(readStat(pid))) {
-        // Let the exit event deliver the code when the process is ours.
-        await sleep(POLL_MS);
-        const how = this.exitCodes.get(spec.id) ?? 'an unknown status';
-        throw new DriverError('invalid', `boot failed: exited with ${how}; last output: ${this.tail(spec.id)}`);
-      }
-      const ready = image.readiness === 'port' ? await canConnect(spec.address, spec.port, 500) : existsSync(bootedMarker);
-      if (ready) return;
-      await sleep(POLL_MS);
+  /** The control folder's record of the last boot: root's, so the instance cannot forge it. */
+  private bootFile(id: string): string {
+    return join(this.controlDir(id), 'boot.json');
+  }
+
+  /** Written once the last boot was seen ready; removed when a boot starts. */
+  private bootedFile(id: string): string {
+    return join(this.controlDir(id), 'booted');
+  }
+
+  private bootRecord(id: string): BootRecord | null {
+    try {
+      return JSON.parse(readFileSync(this.bootFile(id), 'utf8'));
+    } catch {
+      return null;
     }
-    await this.delete(spec.id);
-    throw new DriverError('invalid', `boot failed: not ready within ${this.opts.bootTimeoutMs} ms; last output: ${this.tail(spec.id)}`);
+  }
+
+  /**
+   * Whether the running instance has booted: once seen, remembered in the
+   * control folder. An instance booted by a release that kept no boot record
+   * ran its whole boot under a blocking create, so it is.
+   */
+  private async isReady(id: string): Promise<boolean> {
+    if (existsSync(this.bootedFile(id))) return true;
+    const boot = this.bootRecord(id);
+    if (!boot) return true;
+    const image = this.opts.images.get(boot.imageId);
+    const ready = image?.readiness === 'port' ? await canConnect(boot.address, boot.port, 500) : existsSync(join(this.home(id), '.stratus', 'booted'));
+    if (ready) writeFileSync(this.bootedFile(id), '', { mode: 0o600 });
+    return ready;
   }
 
   private tail(id: string, chars = 400): string {

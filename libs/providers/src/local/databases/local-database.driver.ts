@@ -49,6 +49,11 @@ const SPARE_ATTEMPTS = 3;
 /** Numbers spares in this process (every driver in it: their folders share the owner part of the name). */
 let spareSeq = 0;
 
+/** The local observation: the server's process group leader too. */
+export interface LocalObservedDatabaseServer extends ObservedDatabaseServer {
+  pid: number | null;
+}
+
 interface Spare {
   key: string;
   pid: number;
@@ -68,7 +73,7 @@ interface Spare {
  */
 export class LocalDatabaseDriver implements DatabaseDriver {
   private readonly exitListeners: Array<(key: string) => void> = [];
-  private readonly inflight = new Map<string, Promise<ObservedDatabaseServer>>();
+  private readonly inflight = new Map<string, Promise<LocalObservedDatabaseServer>>();
   /** Started spares by engine, and how many of each to keep (0 until keepSpares). */
   private readonly spares = new Map<DatabaseEngine, Spare[]>();
   private sparesWanted = 0;
@@ -133,14 +138,14 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     await Promise.all(all.map((spare) => this.remove(spare.key)));
   }
 
-  async observe(key: string): Promise<ObservedDatabaseServer | null> {
+  async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
     if (!existsSync(this.paths(key).dir)) return null;
     const pid = this.runningPid(key);
     return { running: pid !== null, pid };
   }
 
   /** One start at a time per server in this process; a second caller shares the first's outcome. */
-  ensureRunning(spec: DatabaseServerSpec): Promise<ObservedDatabaseServer> {
+  ensureRunning(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
     const pending = this.inflight.get(spec.key);
     if (pending) return pending;
     const started = this.start(spec).finally(() => this.inflight.delete(spec.key));
@@ -159,7 +164,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     rmSync(this.paths(key).dir, { recursive: true, force: true });
   }
 
-  private async start(spec: DatabaseServerSpec): Promise<ObservedDatabaseServer> {
+  private async start(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
     if (spec.ha) {
       throw new DriverError(
         'invalid',

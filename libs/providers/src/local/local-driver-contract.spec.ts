@@ -1,0 +1,159 @@
+import { sha256Hex } from '@stratus/core';
+import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InstanceSpec } from '../compute.driver';
+import { CgroupLimiter } from './cgroups';
+import { HostAccounts } from './host-accounts';
+import { installationId } from './installation';
+import { LocalComputeDriver } from './local-compute.driver';
+import { LocalImages } from './local-images';
+import { LocalVolumeDriver } from './local-volume.driver';
+import { isAlive, readStat, scanInstanceLeaders, scanMarkedLeaders } from './process-table';
+import { ClickHouseEngine } from './databases/clickhouse.engine';
+import { DATABASE_MARKER, LocalDatabaseDriver } from './databases/local-database.driver';
+import { postgresAdmin } from './databases/local-databases';
+import { PostgresEngine } from './databases/postgres.engine';
+import { RedisEngine } from './databases/redis.engine';
+
+/** Addresses of this test slot's own, out of every pool: suites of two slots may run this spec at once. */
+const NET = `127.123.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
+
+const asRoot = process.getuid?.() === 0;
+
+/**
+ * The driver contract against the local provider: real instance processes
+ * as users of their own, real volume files. Halfway states are the ones a
+ * worker killed mid-operation really leaves, made by hand (nothing else
+ * stops the driver between two of its steps).
+ */
+(asRoot ? describe : describe.skip)('the local provider', () => {
+  let root: string;
+  let accounts: HostAccounts;
+  let compute: LocalComputeDriver;
+  let volumes: LocalVolumeDriver;
+  let databases: LocalDatabaseDriver;
+  let n = 0;
+
+  const spec = (overrides: Partial<InstanceSpec> = {}): InstanceSpec => ({
+    id: randomUUID(),
+    imageId: 'demo-web',
+    address: `${NET}.${++n}`,
+    port: 3000,
+    userData: null,
+    flavor: { vcpus: 1, ramMb: 512 },
+    ...overrides,
+  });
+
+  const leaders = (id: string) => scanInstanceLeaders(accounts.installation).get(id) ?? [];
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'stratus-contract-'));
+    // Instance users pass through it to their homes.
+    chmodSync(root, 0o755);
+    accounts = new HostAccounts(installationId(root));
+    const instancesDir = join(root, 'instances');
+    compute = new LocalComputeDriver({
+      instancesDir,
+      accounts,
+      // No cgroups: flavors are not what this suite is about, and it leaves none behind.
+      limiter: new CgroupLimiter(join(root, 'no-cgroups')),
+      images: new LocalImages(),
+      bootTimeoutMs: 60_000,
+    });
+    volumes = new LocalVolumeDriver({ volumesDir: join(root, 'volumes'), instancesDir, accounts });
+    databases = new LocalDatabaseDriver({
+      dir: join(root, 'databases'),
+      accounts,
+      startTimeoutMs: 30_000,
+      engines: { postgres: new PostgresEngine(join(root, 'templates'), postgresAdmin(root)), redis: new RedisEngine(), clickhouse: new ClickHouseEngine() },
+    });
+  });
+
+  afterAll(async () => {
+    await killInstancesUnder(join(root, 'instances'));
+    killDatabaseServersUnder(root);
+    await accounts.removeAll();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a boot not ready within the boot timeout is removed, then a terminal error', async () => {
+    const impatient = new LocalComputeDriver({
+      instancesDir: join(root, 'instances'),
+      accounts,
+      limiter: new CgroupLimiter(join(root, 'no-cgroups')),
+      images: new LocalImages(),
+      bootTimeoutMs: 1_000,
+    });
+    // user_data runs before the image counts as booted: this one never gets there.
+    const s = spec({ imageId: 'plain', userData: 'sleep 600\n' });
+    expect(await impatient.create(s)).toMatchObject({ running: true, ready: false });
+    const err = await waitFor('the boot timeout', async () => {
+      try {
+        await impatient.create(s);
+        return false;
+      } catch (e) {
+        return e as Error;
+      }
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    expect(err.message).toMatch(/^boot failed: not ready within 1000 ms/);
+    expect(await impatient.observe(s.id)).toBeNull();
+    expect(leaders(s.id)).toHaveLength(0);
+  });
+
+  driverContract('local', () => ({
+    compute,
+    volumes,
+    instanceSpec: () => spec(),
+    failingBootSpec: () => spec({ imageId: 'plain', userData: 'echo about to fail\nexit 7\n' }),
+    runningCopies: async (id) => leaders(id).length,
+    // A worker killed while copying the image: the control folder and the user made, a home half-copied, no marker.
+    createHalfway: async (s) => {
+      const control = join(root, 'instances', s.id);
+      mkdirSync(join(control, 'home'), { recursive: true, mode: 0o711 });
+      chmodSync(control, 0o711);
+      writeFileSync(join(control, 'home', 'half-copied'), '');
+      await accounts.ensureInstanceUser(s.id);
+    },
+    // A delete killed after its signals: the processes gone, folder and user still there.
+    deleteHalfway: async (id) => {
+      const pids = leaders(id).map((l) => l.pid);
+      for (const pid of pids) process.kill(-pid, 'SIGKILL');
+      await waitFor('the instance processes gone', () => pids.every((pid) => !isAlive(readStat(pid))), { timeoutMs: 10_000, intervalMs: 20 });
+    },
+    // A create killed before its filesystem was made: the image file, no `ready`.
+    volumeCreateHalfway: async (id, sizeGb) => {
+      const dir = join(root, 'volumes', id);
+      mkdirSync(dir, { recursive: true, mode: 0o711 });
+      const fd = openSync(join(dir, 'disk.img'), 'w', 0o600);
+      ftruncateSync(fd, sizeGb * 1024 ** 3);
+      closeSync(fd);
+    },
+    bootWaitMs: 60_000,
+    // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
+    databases: {
+      driver: databases,
+      spec: () => ({
+        key: `redis-${++n}`,
+        engine: 'redis',
+        version: '7',
+        address: `${NET}.${n}`,
+        port: 6379,
+        dbName: null,
+        dbUser: null,
+        passwordVerifier: sha256Hex(randomUUID()),
+        superuser: false,
+        extensions: [],
+        ha: false,
+      }),
+      runningCopies: async (key) => scanMarkedLeaders(DATABASE_MARKER, accounts.installation).get(key)?.length ?? 0,
+      // A worker killed while laying the server out: its folder half-made, no marker.
+      ensureHalfway: async (spec) => {
+        mkdirSync(join(root, 'databases', spec.key, 'data'), { recursive: true });
+        writeFileSync(join(root, 'databases', spec.key, 'data', 'half-made'), '');
+      },
+    },
+  }));
+});

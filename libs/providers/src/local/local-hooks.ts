@@ -1,0 +1,31 @@
+import { DatabaseEngine } from '@stratus/core';
+import { HostAccounts } from './host-accounts';
+import { PacketFilter } from './packet-filter';
+
+/**
+ * What only the local provider has, kept out of the shared driver
+ * interfaces: its processes tell it when they exit (so status follows at
+ * once rather than at the next sweep), its database driver keeps spare
+ * servers, and security groups are its host's packet filter over its host
+ * accounts. The worker injects this with `@Optional()` and does without it
+ * under any other provider.
+ */
+export interface LocalHooks {
+  /** Called when an instance process this worker started exits. */
+  onInstanceExit(listener: (id: string) => void): void;
+  /** Called when a database server this worker started exits (by server key). */
+  onDatabaseExit(listener: (key: string) => void): void;
+  /**
+   * Keeps `count` spare database servers of each engine made ahead of
+   * creates (LocalDatabaseDriver.keepSpares); resolves once the first are up.
+   */
+  keepDatabaseSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void>;
+  /** Stops the spares keepDatabaseSpares started; servers keep running. */
+  closeDatabaseSpares(): Promise<void>;
+  /** The installation's host accounts (instance users, the database user). */
+  readonly accounts: HostAccounts;
+  /** The installation's packet filter (security groups). */
+  readonly packetFilter: PacketFilter;
+}
+
+export const LOCAL_HOOKS = Symbol('LOCAL_HOOKS');

@@ -1,0 +1,79 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '@stratus/core';
+import { join } from 'node:path';
+import { CATALOG_DRIVER } from '../catalog.driver';
+import { COMPUTE_DRIVER } from '../compute.driver';
+import { DATABASE_DRIVER } from '../databases.driver';
+import { VOLUME_DRIVER } from '../volume.driver';
+import { installationCgroups } from './cgroups';
+import { createLocalDatabaseDriver } from './databases/local-databases';
+import { LocalDatabaseDriver } from './databases/local-database.driver';
+import { HostAccounts } from './host-accounts';
+import { hostNames, installationId } from './installation';
+import { LocalCatalog } from './local-catalog';
+import { LocalComputeDriver } from './local-compute.driver';
+import { LOCAL_HOOKS, LocalHooks } from './local-hooks';
+import { LocalImages } from './local-images';
+import { LocalVolumeDriver } from './local-volume.driver';
+import { PacketFilter } from './packet-filter';
+
+const LOCAL_IMAGES = Symbol('LOCAL_IMAGES');
+const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
+
+/**
+ * The local provider (the embedded default): every driver on this machine.
+ * Besides the shared driver tokens it exports LOCAL_HOOKS, what only it has.
+ */
+@Module({
+  providers: [
+    { provide: LOCAL_IMAGES, useFactory: () => new LocalImages() },
+    // One per process: instance users and the database user of this installation.
+    { provide: HOST_ACCOUNTS, inject: [AppConfig], useFactory: (config: AppConfig) => new HostAccounts(installationId(config.DATA_DIR)) },
+    {
+      provide: CATALOG_DRIVER,
+      inject: [AppConfig, LOCAL_IMAGES],
+      useFactory: (config: AppConfig, images: LocalImages) => new LocalCatalog(images, config.LOCAL_ADDRESS_POOL),
+    },
+    {
+      provide: COMPUTE_DRIVER,
+      inject: [AppConfig, LOCAL_IMAGES, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, images: LocalImages, accounts: HostAccounts) =>
+        new LocalComputeDriver({
+          instancesDir: join(config.DATA_DIR, 'instances'),
+          accounts,
+          limiter: installationCgroups(accounts.installation),
+          images,
+          bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
+        }),
+    },
+    {
+      provide: VOLUME_DRIVER,
+      inject: [AppConfig, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, accounts: HostAccounts) =>
+        new LocalVolumeDriver({
+          volumesDir: join(config.DATA_DIR, 'volumes'),
+          instancesDir: join(config.DATA_DIR, 'instances'),
+          accounts,
+        }),
+    },
+    {
+      provide: DATABASE_DRIVER,
+      inject: [AppConfig, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
+    },
+    {
+      provide: LOCAL_HOOKS,
+      inject: [AppConfig, COMPUTE_DRIVER, DATABASE_DRIVER, HOST_ACCOUNTS],
+      useFactory: (config: AppConfig, compute: LocalComputeDriver, databases: LocalDatabaseDriver, accounts: HostAccounts): LocalHooks => ({
+        onInstanceExit: (listener) => compute.onExit(listener),
+        onDatabaseExit: (listener) => databases.onExit(listener),
+        keepDatabaseSpares: (count, onError) => databases.keepSpares(count, onError),
+        closeDatabaseSpares: () => databases.close(),
+        accounts,
+        packetFilter: new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),
+      }),
+    },
+  ],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOCAL_HOOKS],
+})
+export class LocalProviderModule {}

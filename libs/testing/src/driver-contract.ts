@@ -1,0 +1,234 @@
+import { ComputeDriver, DatabaseDriver, DatabaseServerSpec, DriverError, InstanceSpec, ObservedInstance, VolumeDriver } from '@stratus/providers';
+import { randomUUID } from 'node:crypto';
+import { waitFor } from './wait';
+
+/** What the contract suite needs of one provider. */
+export interface DriverContractSubject {
+  compute: ComputeDriver;
+  volumes: VolumeDriver;
+  /** A spec the provider can boot (a new id each call), with an address of its own. */
+  instanceSpec(): InstanceSpec;
+  /** A spec whose boot fails (its process exits before it is ready). */
+  failingBootSpec(): InstanceSpec;
+  /** How many of the instance the provider runs (process groups, VMs); 0 when none. */
+  runningCopies(id: string): Promise<number>;
+  /**
+   * Leaves what an instance create cut short halfway leaves (the fake: an
+   * injected failure mid-create; local: what a worker killed mid-layout
+   * leaves). A create may have thrown on the way; the state is what counts.
+   */
+  createHalfway(spec: InstanceSpec): Promise<void>;
+  /** Leaves what a delete cut short halfway leaves of a running instance (its processes stopped, the rest still there). */
+  deleteHalfway(id: string): Promise<void>;
+  /** Leaves what a volume create cut short halfway leaves. */
+  volumeCreateHalfway(id: string, sizeGb: number): Promise<void>;
+  /** How long a boot may take here, as a bound on waiting for one. */
+  bootWaitMs: number;
+  databases: {
+    driver: DatabaseDriver;
+    /** A spec the provider can run (a new key each call), with an address of its own. */
+    spec(): DatabaseServerSpec;
+    /** How many servers of the key the provider runs; 0 when none. */
+    runningCopies(key: string): Promise<number>;
+    /** Leaves what an ensureRunning cut short halfway leaves. */
+    ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
+  };
+}
+
+/** Repeats `create` (the worker's way: each call a new job run) until the instance is ready. */
+export async function createUntilReady(compute: ComputeDriver, spec: InstanceSpec, timeoutMs: number): Promise<ObservedInstance> {
+  return waitFor(`instance ${spec.id} to boot`, async () => {
+    const observed = await compute.create(spec);
+    return observed.ready && observed;
+  }, { timeoutMs, intervalMs: 50 });
+}
+
+/** The error a promise rejects with (fails the test when it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection, got a result');
+}
+
+/**
+ * The one driver contract every provider passes: what each operation does
+ * when it is repeated, when its resource is gone, and when it was cut short
+ * halfway. Cases say what the worker relies on; how the provider gets there
+ * is its own.
+ */
+export function driverContract(name: string, subject: () => DriverContractSubject): void {
+  describe(`driver contract: ${name}`, () => {
+    describe('compute', () => {
+      it('observes an unknown instance as null', async () => {
+        const { compute } = subject();
+        expect(await compute.observe(randomUUID())).toBeNull();
+        expect((await compute.observeAll([randomUUID()])).size).toBe(0);
+      });
+
+      it('create returns before the boot is over, and repeating it gives one running instance', async () => {
+        const s = subject();
+        const spec = s.instanceSpec();
+        const first = await s.compute.create(spec);
+        // Non-blocking: the boot is under way, not over.
+        expect(first).toMatchObject({ running: true, ready: false });
+        const again = await s.compute.create(spec);
+        expect(again.running).toBe(true);
+        const ready = await createUntilReady(s.compute, spec, s.bootWaitMs);
+        expect(ready).toMatchObject({ running: true, ready: true, limits: expect.any(String) });
+        expect(await s.compute.observe(spec.id)).toMatchObject({ running: true, ready: true });
+        expect((await s.compute.observeAll([spec.id])).get(spec.id)).toMatchObject({ running: true, ready: true });
+        expect(await s.runningCopies(spec.id)).toBe(1);
+        await s.compute.delete(spec.id);
+      });
+
+      it('delete removes it, repeated delete succeeds, and a gone one observes as null', async () => {
+        const s = subject();
+        const spec = s.instanceSpec();
+        await createUntilReady(s.compute, spec, s.bootWaitMs);
+        await s.compute.delete(spec.id);
+        await s.compute.delete(spec.id);
+        expect(await s.compute.observe(spec.id)).toBeNull();
+        expect(await s.runningCopies(spec.id)).toBe(0);
+      });
+
+      it('delete of an instance that never existed succeeds', async () => {
+        await expect(subject().compute.delete(randomUUID())).resolves.toBeUndefined();
+      });
+
+      it('a boot that fails is a terminal error, and stays one when create is repeated', async () => {
+        const s = subject();
+        const spec = s.failingBootSpec();
+        const err = await waitFor('the failed boot to be reported', async () => {
+          try {
+            await s.compute.create(spec);
+            return false;
+          } catch (e) {
+            return e as Error;
+          }
+        }, { timeoutMs: s.bootWaitMs, intervalMs: 50 });
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toMatch(/^boot failed/);
+        const again = await rejection(s.compute.create(spec));
+        expect((again as DriverError).terminal).toBe(true);
+        await s.compute.delete(spec.id);
+        expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+
+      it('a create cut short halfway is finished by a repeat', async () => {
+        const s = subject();
+        const spec = s.instanceSpec();
+        await s.createHalfway(spec);
+        await createUntilReady(s.compute, spec, s.bootWaitMs);
+        expect(await s.runningCopies(spec.id)).toBe(1);
+        await s.compute.delete(spec.id);
+        expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+
+      it('a delete cut short halfway is finished by a repeat', async () => {
+        const s = subject();
+        const spec = s.instanceSpec();
+        await createUntilReady(s.compute, spec, s.bootWaitMs);
+        await s.deleteHalfway(spec.id);
+        expect(await s.runningCopies(spec.id)).toBe(0);
+        await s.compute.delete(spec.id);
+        expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+    });
+
+    describe('databases', () => {
+      it('observes an unknown server as null; delete of one that never existed succeeds', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        await expect(databases.driver.delete(spec.key)).resolves.toBeUndefined();
+      });
+
+      it('ensureRunning repeated gives one running server; delete repeated succeeds', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.runningCopies(spec.key)).toBe(1);
+        await databases.driver.delete(spec.key);
+        await databases.driver.delete(spec.key);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        expect(await databases.runningCopies(spec.key)).toBe(0);
+      });
+
+      it('an ensureRunning cut short halfway is finished by a repeat', async () => {
+        const { databases } = subject();
+        const spec = databases.spec();
+        await databases.ensureHalfway(spec);
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await databases.runningCopies(spec.key)).toBe(1);
+        await databases.driver.delete(spec.key);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+
+      it('what the provider cannot run is a terminal error that leaves nothing behind', async () => {
+        const { databases } = subject();
+        const spec = { ...databases.spec(), ha: true };
+        const err = await rejection(databases.driver.ensureRunning(spec));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+    });
+
+    describe('volumes', () => {
+      it('create repeated gives one volume; delete repeated succeeds', async () => {
+        const { volumes } = subject();
+        const id = randomUUID();
+        expect(await volumes.exists(id)).toBe(false);
+        await volumes.create(id, 1);
+        await volumes.create(id, 1);
+        expect(await volumes.exists(id)).toBe(true);
+        await volumes.delete(id);
+        await volumes.delete(id);
+        expect(await volumes.exists(id)).toBe(false);
+      });
+
+      it('a gone volume: delete and detach succeed, attach is not_found', async () => {
+        const s = subject();
+        const id = randomUUID();
+        await expect(s.volumes.delete(id)).resolves.toBeUndefined();
+        await expect(s.volumes.detach(id, null)).resolves.toBeUndefined();
+        const err = await rejection(s.volumes.attach(id, randomUUID()));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).code).toBe('not_found');
+      });
+
+      it('attach to an instance that is not there yet is retryable; attach and detach repeated succeed', async () => {
+        const s = subject();
+        const id = randomUUID();
+        await s.volumes.create(id, 1);
+        const early = await rejection(s.volumes.attach(id, randomUUID()));
+        expect(early).toBeInstanceOf(DriverError);
+        expect((early as DriverError).terminal).toBe(false);
+        const spec = s.instanceSpec();
+        await createUntilReady(s.compute, spec, s.bootWaitMs);
+        const attached = await s.volumes.attach(id, spec.id);
+        expect(await s.volumes.attach(id, spec.id)).toEqual(attached);
+        await s.volumes.detach(id, spec.id);
+        await s.volumes.detach(id, spec.id);
+        await s.compute.delete(spec.id);
+        await s.volumes.delete(id);
+        expect(await s.volumes.exists(id)).toBe(false);
+      });
+
+      it('a volume create cut short halfway does not exist yet, and a repeat finishes it', async () => {
+        const s = subject();
+        const id = randomUUID();
+        await s.volumeCreateHalfway(id, 1);
+        expect(await s.volumes.exists(id)).toBe(false);
+        await s.volumes.create(id, 1);
+        expect(await s.volumes.exists(id)).toBe(true);
+        await s.volumes.delete(id);
+      });
+    });
+  });
+}

@@ -1,0 +1,130 @@
+import { DriverError } from '@stratus/providers';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Operations of the fake provider a failure can be injected into. */
+export type FakeOperation =
+  | 'compute.create'
+  | 'compute.delete'
+  | 'volume.create'
+  | 'volume.attach'
+  | 'volume.detach'
+  | 'volume.delete'
+  | 'database.ensureRunning'
+  | 'database.delete';
+
+/**
+ * Where an injected failure strikes: `before` anything is done, or
+ * `halfway`, with part of the work done (what a crash or a lost connection
+ * mid-operation leaves), so a repeat has to finish it.
+ */
+export type FailurePoint = 'before' | 'halfway';
+
+/** One boot of a fake instance, from its start to when it was first seen ready. */
+export interface FakeBoot {
+  id: string;
+  startedAt: number;
+  readyAt: number | null;
+}
+
+export interface FakeControlOptions {
+  /** How long a fake instance takes to boot. */
+  bootMs?: number;
+  /** A boot not ready this long after it started is a failure (the provider's boot timeout). */
+  bootTimeoutMs?: number;
+  /** How long a fake database server takes to start. */
+  databaseStartMs?: number;
+  /** Added to every operation, as a remote API's round trip would be. */
+  latencyMs?: number;
+  /** A file that gets every boot as a JSON line once it is ready (for tests that run the fake in another process). */
+  bootLog?: string;
+}
+
+/**
+ * The handle a test holds on the FAKE provider: its delays, failures to
+ * inject, and what it recorded. Nothing here touches the machine but the
+ * optional boot log; everything the fake "runs" is in memory.
+ */
+export class FakeControl {
+  bootMs: number;
+  bootTimeoutMs: number;
+  databaseStartMs: number;
+  latencyMs: number;
+  readonly boots: FakeBoot[] = [];
+  private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
+  private readonly bootFailures: string[] = [];
+
+  constructor(private readonly opts: FakeControlOptions = {}) {
+    this.bootMs = opts.bootMs ?? 0;
+    this.bootTimeoutMs = opts.bootTimeoutMs ?? 60_000;
+    this.databaseStartMs = opts.databaseStartMs ?? 0;
+    this.latencyMs = opts.latencyMs ?? 0;
+  }
+
+  /** The next call of `op` fails at `at` with `error` (a retryable DriverError unless given). */
+  failNext(op: FakeOperation, at: FailurePoint = 'before', error: Error = new DriverError('retryable', `injected failure of ${op} (${at})`)): void {
+    this.failures.push({ op, at, error });
+  }
+
+  /** The next boot that starts fails (its process "exits") with this output. */
+  failNextBoot(output: string): void {
+    this.bootFailures.push(output);
+  }
+
+  /** The most boots that were in progress at one moment. */
+  maxConcurrentBoots(): number {
+    const edges = this.boots.flatMap((b) => [
+      { at: b.startedAt, d: 1 },
+      { at: b.readyAt ?? Infinity, d: -1 },
+    ]);
+    // At equal times an end goes first: a boot that ended as another started did not overlap it.
+    edges.sort((a, b) => a.at - b.at || a.d - b.d);
+    let now = 0;
+    let most = 0;
+    for (const e of edges) most = Math.max(most, (now += e.d));
+    return most;
+  }
+
+  /** @internal The drivers' round trip. */
+  async delay(): Promise<void> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs);
+  }
+
+  /** @internal Throws the failure injected for `op` at `at`, once. */
+  strike(op: FakeOperation, at: FailurePoint): void {
+    const i = this.failures.findIndex((f) => f.op === op && f.at === at);
+    if (i < 0) return;
+    const [failure] = this.failures.splice(i, 1);
+    throw failure.error;
+  }
+
+  /** @internal The output of a boot that is to fail, if the next one is. */
+  takeBootFailure(): string | null {
+    return this.bootFailures.shift() ?? null;
+  }
+
+  /** @internal */
+  bootStarted(id: string, at: number): FakeBoot {
+    const boot = { id, startedAt: at, readyAt: null };
+    this.boots.push(boot);
+    return boot;
+  }
+
+  /** @internal */
+  bootReady(boot: FakeBoot, at: number): void {
+    if (boot.readyAt !== null) return;
+    boot.readyAt = at;
+    if (!this.opts.bootLog) return;
+    mkdirSync(dirname(this.opts.bootLog), { recursive: true });
+    appendFileSync(this.opts.bootLog, JSON.stringify(boot) + '\n');
+  }
+}
+
+/** Boots recorded in a boot log (FakeControlOptions.bootLog), as another process wrote them. */
+export function readBootLog(text: string): FakeBoot[] {
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as FakeBoot);
+}

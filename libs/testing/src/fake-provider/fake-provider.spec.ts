@@ -1,0 +1,103 @@
+import { DriverError, InstanceSpec } from '@stratus/providers';
+import { randomUUID } from 'node:crypto';
+import { driverContract } from '../driver-contract';
+import { FakeComputeDriver } from './fake-compute.driver';
+import { FakeControl } from './fake-control';
+import { FakeDatabaseDriver } from './fake-database.driver';
+import { FakeVolumeDriver } from './fake-volume.driver';
+
+const spec = (): InstanceSpec => ({
+  id: randomUUID(),
+  imageId: 'plain',
+  address: '127.0.0.1',
+  port: 3000,
+  userData: null,
+  flavor: { vcpus: 1, ramMb: 512 },
+});
+
+/** Expects `promise` to reject: an injected failure is part of the state the case sets up. */
+async function failed(promise: Promise<unknown>): Promise<void> {
+  await expect(promise).rejects.toBeInstanceOf(DriverError);
+}
+
+describe('the fake provider', () => {
+  // A boot long enough that create visibly returns before it is over.
+  const control = new FakeControl({ bootMs: 200 });
+  const compute = new FakeComputeDriver(control);
+  const volumes = new FakeVolumeDriver(control, compute);
+  const databases = new FakeDatabaseDriver(control);
+  let n = 0;
+
+  driverContract('fake', () => ({
+    compute,
+    volumes,
+    instanceSpec: spec,
+    failingBootSpec: () => {
+      control.failNextBoot('injected boot failure');
+      return spec();
+    },
+    runningCopies: async (id) => ((await compute.observe(id))?.running ? 1 : 0),
+    createHalfway: async (s) => {
+      control.failNext('compute.create', 'halfway');
+      await failed(compute.create(s));
+    },
+    deleteHalfway: async (id) => {
+      control.failNext('compute.delete', 'halfway');
+      await failed(compute.delete(id));
+    },
+    volumeCreateHalfway: async (id, sizeGb) => {
+      control.failNext('volume.create', 'halfway');
+      await failed(volumes.create(id, sizeGb));
+    },
+    bootWaitMs: 10_000,
+    databases: {
+      driver: databases,
+      spec: () => ({
+        key: `redis-${++n}`,
+        engine: 'redis',
+        version: '7',
+        address: '127.0.0.1',
+        port: 6379,
+        dbName: null,
+        dbUser: null,
+        passwordVerifier: 'not a secret: the fake runs nothing',
+        superuser: false,
+        extensions: [],
+        ha: false,
+      }),
+      runningCopies: async (key) => ((await databases.observe(key))?.running ? 1 : 0),
+      ensureHalfway: async (spec) => {
+        control.failNext('database.ensureRunning', 'halfway');
+        await failed(databases.ensureRunning(spec));
+      },
+    },
+  }));
+
+  it('a boot past the boot timeout is removed and reported as a terminal error', async () => {
+    const slow = new FakeControl({ bootMs: 60_000, bootTimeoutMs: 50 });
+    const driver = new FakeComputeDriver(slow);
+    const s = spec();
+    expect((await driver.create(s)).ready).toBe(false);
+    const err = await (async () => {
+      for (;;) {
+        try {
+          await driver.create(s);
+        } catch (e) {
+          return e as DriverError;
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    expect(err.terminal).toBe(true);
+    expect(err.message).toMatch(/not ready within 50 ms/);
+    expect(await driver.observe(s.id)).toBeNull();
+  });
+
+  it('records how many boots overlapped', () => {
+    const c = new FakeControl();
+    c.bootReady(c.bootStarted('a', 0), 10);
+    c.bootReady(c.bootStarted('b', 5), 15);
+    c.bootReady(c.bootStarted('c', 15), 20);
+    expect(c.maxConcurrentBoots()).toBe(2);
+  });
+});
