@@ -1,3 +1,5 @@
+import { LONG_LIVED_TCP } from './haproxy.config';
+
 /** The gateway HAProxy's names for a port's parts, used in its configuration and in runtime commands alike. */
 export const gatewayNames = (port: number) => ({
   plain: `p${port}`,
@@ -69,20 +71,7 @@ ${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}
 defaults
   mode tcp
   timeout connect 5s
-  # No idle timeout (24 days is HAProxy's longest): an idle database connection through a
-  # route stays open. A peer that vanished without a FIN is found by TCP keep-alive instead,
-  # after 60 s of silence and 10 unanswered probes a second apart, on both sides.
-  timeout client 24d
-  timeout server 24d
-  option clitcpka
-  clitcpka-idle 60s
-  clitcpka-intvl 1s
-  clitcpka-cnt 10
-  option srvtcpka
-  srvtcpka-idle 60s
-  srvtcpka-intvl 1s
-  srvtcpka-cnt 10
-  # One attempt, as a client connecting directly would make: a refused target closes the client's connection.
+${LONG_LIVED_TCP}  # One attempt, as a client connecting directly would make: a refused target closes the client's connection.
   retries 0
 
 ${sections.join('')}`;

@@ -19,6 +19,26 @@ export interface HaproxySettings {
   runAs?: { uid: number; gid: number } | null;
 }
 
+/**
+ * Timeouts of TCP proxying that carries database and other long-lived
+ * connections, for a `defaults` section (the gateway's and the load
+ * balancers' alike).
+ */
+export const LONG_LIVED_TCP = `  # No idle timeout (24 days is HAProxy's longest): an idle database connection through a
+  # route stays open. A peer that vanished without a FIN is found by TCP keep-alive instead,
+  # after 60 s of silence and 10 unanswered probes a second apart, on both sides.
+  timeout client 24d
+  timeout server 24d
+  option clitcpka
+  clitcpka-idle 60s
+  clitcpka-intvl 1s
+  clitcpka-cnt 10
+  option srvtcpka
+  srvtcpka-idle 60s
+  srvtcpka-intvl 1s
+  srvtcpka-cnt 10
+`;
+
 /** A JSON error envelope as an HAProxy log-format string; `%[var(txn.host),json(utf8s)]` puts the host in safely. */
 function envelope(code: string, message: string): string {
   return JSON.stringify(JSON.stringify({ error: { code, message } })).replace('__HOST__', '%[var(txn.host),json(utf8s)]');

@@ -2,6 +2,7 @@ export * from './driver-error';
 export * from './catalog.driver';
 export * from './compute.driver';
 export * from './volume.driver';
+export * from './load-balancer.driver';
 export * from './providers.module';
 export * from './provider-registry';
 export { LOCAL_HOOKS } from './local/local-hooks';

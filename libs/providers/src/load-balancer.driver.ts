@@ -1,0 +1,81 @@
+/**
+ * How a balancer decides a backend can take connections: a TCP connect, or
+ * an HTTP GET of `path` answered 2xx or 3xx. A backend that fails `fall`
+ * checks in a row is taken out; one that passes `rise` in a row is put back.
+ */
+export interface HealthCheckSpec {
+  kind: 'connect' | 'http';
+  /** For `http`: the path asked for, starting with `/`. */
+  path?: string;
+  intervalMs?: number;
+  fall?: number;
+  rise?: number;
+}
+
+export const HEALTH_CHECK_DEFAULTS = { intervalMs: 2_000, fall: 3, rise: 2 } as const;
+
+/**
+ * A named listener: an address and port, TCP or HTTP by Host. Several HTTP
+ * listeners may share an address and port, each with its own names; a
+ * request whose Host is none of them is answered 404 by the balancer.
+ */
+export interface ListenerSpec {
+  id: string;
+  address: string;
+  port: number;
+  protocol: 'tcp' | 'http';
+  /** For `http`: the Host names (lower case, no port) this listener's pool serves. */
+  hosts?: string[];
+  check: HealthCheckSpec;
+}
+
+/** A backend is its address and port: the same address and port twice is one backend. */
+export interface BackendSpec {
+  address: string;
+  port: number;
+}
+
+/**
+ * `active` takes new connections while healthy; `draining` keeps its open
+ * connections and takes no new ones; `removing` is draining on its way out,
+ * gone once its last connection closed.
+ */
+export type BackendState = 'active' | 'draining' | 'removing';
+
+export interface ObservedBackend extends BackendSpec {
+  state: BackendState;
+  /** What the balancer's checks say: `unknown` before the first check and while checks are off. */
+  health: 'up' | 'down' | 'unknown';
+  /** Connections open to it through the balancer now. */
+  connections: number;
+}
+
+export interface ObservedListener {
+  /** 'ok' while the listener serves, 'pending' before the balancer took it up, else why it does not. */
+  status: string;
+  backends: ObservedBackend[];
+}
+
+/**
+ * Load balancers on some provider. Every operation is keyed by the listener
+ * id (and the backend's address and port), safe to repeat, and returns once
+ * the change is asked for: nothing waits for a health check or for a
+ * backend's connections to end; `observe` says where things stand. Changing
+ * a listener's backends never cuts another backend's connections.
+ */
+export interface LoadBalancerDriver {
+  /** Creates the listener, or brings an existing one to `spec` (its backends stay). */
+  ensureListener(spec: ListenerSpec): Promise<void>;
+  /** The listener and its backends go, open connections with them. Gone already: fine. */
+  deleteListener(id: string): Promise<void>;
+  /** Adds the backend as active, or makes a draining or removing one active again. */
+  addBackend(listenerId: string, backend: BackendSpec): Promise<void>;
+  /** No new connections for the backend; its open ones go on. A missing backend is a `not_found` DriverError. */
+  drainBackend(listenerId: string, backend: BackendSpec): Promise<void>;
+  /** Drains the backend and removes it once its last connection has closed. Gone already: fine. */
+  removeBackend(listenerId: string, backend: BackendSpec): Promise<void>;
+  /** null when the listener does not exist. */
+  observe(id: string): Promise<ObservedListener | null>;
+}
+
+export const LOAD_BALANCER_DRIVER = Symbol('LOAD_BALANCER_DRIVER');
