@@ -71,6 +71,23 @@ function tcpRequest(port: number, n: number): Promise<{ name?: string; error?: s
   });
 }
 
+/** A connection left open once the backend said its name. */
+function greeted(port: number): Promise<{ name: string; socket: Socket }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: HOST, port });
+    let text = '';
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no greeting in 10 s')));
+    socket.on('data', (d) => {
+      text += d;
+      if (!text.includes('\n')) return;
+      socket.setTimeout(0);
+      resolve({ name: text.slice(0, text.indexOf('\n')), socket });
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error(`closed after ${JSON.stringify(text)}`)));
+  });
+}
+
 /** An HTTP backend: answers its name, and its health check path with `health`. */
 interface HttpBackend {
   name: string;
@@ -119,9 +136,11 @@ describe('LoadBalancerRouter', () => {
     address: HOST,
     port,
     protocol: 'tcp',
-    // Checks often enough for a test, and a backend taken out only after 3 failures in a row:
-    // a dead backend stays in rotation for a while, which is what the retries must cover.
-    check: { kind: 'connect', intervalMs: 300, fall: 3, rise: 1 },
+    // Checks often enough for a test, and a backend taken out only after 15 failures in a row
+    // (4.5 s): longer than HAProxy's retries of one backend last (3, a second apart), so a
+    // dead backend stays in rotation for longer than the balancer could wait it out: the
+    // requests it gets are answered only if each retry goes to another backend.
+    check: { kind: 'connect', intervalMs: 300, fall: 15, rise: 1 },
     ...over,
   });
   const active = (b: { port: number }) => ({ address: HOST, port: b.port, state: 'active' as const });
@@ -162,7 +181,7 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from;
     const lb: BalancerSpec = { listener: listener('tcp-kill', port), backends: [active(a), active(b)] };
     expect(await router.apply([lb])).toEqual({ 'tcp-kill': 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('tcp-kill', a.port))?.health === 'up' && (await observed('tcp-kill', b.port))?.health === 'up', { timeoutMs: 10_000 });
+    await waitFor('both backends to be up', async () => (await observed('tcp-kill', a.port))?.health === 'up' && (await observed('tcp-kill', b.port))?.health === 'up', { timeoutMs: 30_000 });
 
     const answers: Array<{ name?: string; error?: string }> = [];
     let running = true;
@@ -170,19 +189,19 @@ describe('LoadBalancerRouter', () => {
       for (let n = 0; running; n++) answers.push(await tcpRequest(port, n));
     })();
     try {
-      await waitFor('both backends to answer the loop', () => answers.some((r) => r.name === 'a') && answers.some((r) => r.name === 'b'), { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('both backends to answer the loop', () => answers.some((r) => r.name === 'a') && answers.some((r) => r.name === 'b'), { timeoutMs: 30_000, intervalMs: 10 });
       await kill(a);
       const killedAt = answers.length;
-      await waitFor('the health checks to take the killed backend out', async () => (await observed('tcp-kill', a.port))?.health === 'down', { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the health checks to take the killed backend out', async () => (await observed('tcp-kill', a.port))?.health === 'down', { timeoutMs: 30_000, intervalMs: 20 });
       const downAt = answers.length;
-      await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 30_000, intervalMs: 10 });
       running = false;
       await loop;
-      // Requests did go to the dead backend before the checks took it out, and HAProxy sent them on to the live one.
-      expect(await backendCounter(port, 'tcp-kill', 'wredis')).toBeGreaterThan(0);
       expect(answers.length).toBeGreaterThan(killedAt);
       expect(answers.filter((r) => r.error)).toEqual([]);
       expect(answers.slice(killedAt).every((r) => r.name === 'b')).toBe(true);
+      // Requests did go to the dead backend before the checks took it out, and HAProxy sent them on to the live one.
+      expect(await backendCounter(port, 'tcp-kill', 'wredis')).toBeGreaterThan(0);
     } finally {
       running = false;
       await loop;
@@ -195,7 +214,7 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from + 1;
     const lb: BalancerSpec = { listener: listener('http-kill', port, { protocol: 'http', hosts: ['kill.lb.test'] }), backends: [active(a), active(b)] };
     expect(await router.apply([lb])).toEqual({ 'http-kill': 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('http-kill', a.port))?.health === 'up' && (await observed('http-kill', b.port))?.health === 'up', { timeoutMs: 10_000 });
+    await waitFor('both backends to be up', async () => (await observed('http-kill', a.port))?.health === 'up' && (await observed('http-kill', b.port))?.health === 'up', { timeoutMs: 30_000 });
 
     const answers: Array<{ status?: number; body?: string; error?: string }> = [];
     let running = true;
@@ -203,17 +222,17 @@ describe('LoadBalancerRouter', () => {
       while (running) answers.push(await httpRequest(port, 'kill.lb.test'));
     })();
     try {
-      await waitFor('both backends to answer the loop', () => answers.some((r) => r.body?.startsWith('a ')) && answers.some((r) => r.body?.startsWith('b ')), { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('both backends to answer the loop', () => answers.some((r) => r.body?.startsWith('a ')) && answers.some((r) => r.body?.startsWith('b ')), { timeoutMs: 30_000, intervalMs: 10 });
       await kill(a);
       const killedAt = answers.length;
-      await waitFor('the health checks to take the killed backend out', async () => (await observed('http-kill', a.port))?.health === 'down', { timeoutMs: 10_000, intervalMs: 20 });
+      await waitFor('the health checks to take the killed backend out', async () => (await observed('http-kill', a.port))?.health === 'down', { timeoutMs: 30_000, intervalMs: 20 });
       const downAt = answers.length;
-      await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 30_000, intervalMs: 10 });
       running = false;
       await loop;
-      expect(await backendCounter(port, 'http-kill', 'wredis')).toBeGreaterThan(0);
       expect(answers.filter((r) => r.status !== 200)).toEqual([]);
       expect(answers.slice(killedAt).every((r) => r.body === 'b kill.lb.test')).toBe(true);
+      expect(await backendCounter(port, 'http-kill', 'wredis')).toBeGreaterThan(0);
     } finally {
       running = false;
       await loop;
@@ -226,7 +245,7 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from + 2;
     const spec = (backends: BalancerSpec['backends']): BalancerSpec => ({ listener: listener('streams', port), backends });
     expect(await router.apply([spec([active(a), active(b)])])).toEqual({ streams: 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('streams', a.port))?.health === 'up' && (await observed('streams', b.port))?.health === 'up', { timeoutMs: 10_000 });
+    await waitFor('both backends to be up', async () => (await observed('streams', a.port))?.health === 'up' && (await observed('streams', b.port))?.health === 'up', { timeoutMs: 30_000 });
 
     /** Long-lived connections, each sending a chunk every few milliseconds and counting its echo. */
     interface Stream {
@@ -263,33 +282,36 @@ describe('LoadBalancerRouter', () => {
     }
     const end = async (s: Stream) => {
       clearInterval(s.timer);
-      await waitFor('the stream to be echoed in full', () => s.echoed === s.sent, { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('the stream to be echoed in full', () => s.echoed === s.sent, { timeoutMs: 30_000, intervalMs: 10 });
       s.ended = true;
       s.socket.destroy();
     };
     try {
-      await waitFor('every stream to flow', () => streams.every((s) => s.backend && s.echoed > 4096), { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('every stream to flow', () => streams.every((s) => s.backend && s.echoed > 4096), { timeoutMs: 30_000, intervalMs: 10 });
       expect(new Set(streams.map((s) => s.backend))).toEqual(new Set(['a', 'b']));
 
       // C added, A drained, in one change.
       expect(await router.apply([spec([{ ...active(a), state: 'draining' }, active(b), active(c)])])).toEqual({ streams: 'ok' });
-      await waitFor('the added backend to be up', async () => (await observed('streams', c.port))?.health === 'up', { timeoutMs: 10_000 });
+      await waitFor('the added backend to be up', async () => (await observed('streams', c.port))?.health === 'up', { timeoutMs: 30_000 });
       expect(await observed('streams', a.port)).toMatchObject({ state: 'draining', connections: streams.filter((s) => s.backend === 'a').length });
-      const fresh: Array<{ name?: string; error?: string }> = [];
-      for (let n = 0; n < 20; n++) fresh.push(await tcpRequest(port, n));
-      expect(fresh.filter((r) => r.error)).toEqual([]);
-      // None to the drained one (least connections sends them to the new one, with no stream yet).
-      expect(fresh.filter((r) => r.name !== 'b' && r.name !== 'c')).toEqual([]);
-      expect(fresh.some((r) => r.name === 'c')).toBe(true);
+      // Held open, so that least connections spreads them: a drained backend that took new ones would get its share.
+      const fresh: Array<{ name: string; socket: Socket }> = [];
+      try {
+        for (let n = 0; n < 16; n++) fresh.push(await greeted(port));
+        expect(fresh.filter((r) => r.name !== 'b' && r.name !== 'c').map((r) => r.name)).toEqual([]);
+        expect(new Set(fresh.map((r) => r.name))).toEqual(new Set(['b', 'c']));
+      } finally {
+        for (const r of fresh) r.socket.destroy();
+      }
 
       // A removed: its streams go on; it is deleted once they are done.
       expect(await router.apply([spec([active(b), active(c)])])).toEqual({ streams: 'ok' });
       expect(await observed('streams', a.port)).toMatchObject({ state: 'removing' });
       const mark = streams.map((s) => s.echoed);
-      await waitFor('every stream to flow on', () => streams.every((s, i) => s.echoed > mark[i] + 4096), { timeoutMs: 10_000, intervalMs: 10 });
+      await waitFor('every stream to flow on', () => streams.every((s, i) => s.echoed > mark[i] + 4096), { timeoutMs: 30_000, intervalMs: 10 });
       expect(streams.filter((s) => s.cut)).toEqual([]);
       for (const s of streams.filter((s) => s.backend === 'a')) await end(s);
-      await waitFor('the removed backend to be deleted', async () => (await observed('streams', a.port)) === undefined, { timeoutMs: 10_000 });
+      await waitFor('the removed backend to be deleted', async () => (await observed('streams', a.port)) === undefined, { timeoutMs: 30_000 });
       for (const s of streams.filter((s) => s.backend !== 'a')) await end(s);
       expect(streams.filter((s) => s.cut)).toEqual([]);
     } finally {
@@ -310,8 +332,8 @@ describe('LoadBalancerRouter', () => {
       { listener: http('host-b', ['b.lb.test', 'www.b.lb.test']), backends: [active(b)] },
     ];
     expect(await router.apply(balancers)).toEqual({ 'host-a': 'ok', 'host-b': 'ok' });
-    await waitFor('the sick backend to be found out', async () => (await observed('host-a', sick.port))?.health === 'down', { timeoutMs: 10_000 });
-    await waitFor('the others to be up', async () => (await observed('host-a', a.port))?.health === 'up' && (await observed('host-b', b.port))?.health === 'up', { timeoutMs: 10_000 });
+    await waitFor('the sick backend to be found out', async () => (await observed('host-a', sick.port))?.health === 'down', { timeoutMs: 30_000 });
+    await waitFor('the others to be up', async () => (await observed('host-a', a.port))?.health === 'up' && (await observed('host-b', b.port))?.health === 'up', { timeoutMs: 30_000 });
 
     for (let i = 0; i < 5; i++) expect(await httpRequest(port, 'a.lb.test')).toEqual({ status: 200, body: 'a a.lb.test' });
     expect(await httpRequest(port, 'B.LB.test.:8080')).toEqual({ status: 200, body: 'b B.LB.test.:8080' });
