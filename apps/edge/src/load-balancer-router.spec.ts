@@ -41,13 +41,15 @@ async function tcpBackend(name: string): Promise<TcpBackend> {
 }
 
 /**
- * The backend dies: its port refuses from now on. The one request it may be
- * answering as it goes is let finish: a connection a backend had accepted
- * dies with it whatever the balancer does (in TCP it cannot know what was
- * said); what the balancer answers for is every connection it makes after.
+ * The backend dies between two requests of the client loop: its listening
+ * socket is closed (synchronously: the port refuses from the next request
+ * on). Between requests, because a connection its kernel had already
+ * accepted would be reset with it: HAProxy saw that connect succeed, so
+ * there is nothing to retry, and no balancer could answer for it. What the
+ * balancer answers for is every connection it makes after.
  */
-async function kill(backend: { server: Server | HttpServer }): Promise<void> {
-  await new Promise((r) => backend.server.close(r));
+function kill(backend: { server: Server | HttpServer }): void {
+  backend.server.close();
 }
 
 /** One request on a new connection: the name of the backend that answered it, or why there was no answer. */
@@ -185,13 +187,21 @@ describe('LoadBalancerRouter', () => {
 
     const answers: Array<{ name?: string; error?: string }> = [];
     let running = true;
+    let killNow = false;
+    let killedAt = -1;
     const loop = (async () => {
-      for (let n = 0; running; n++) answers.push(await tcpRequest(port, n));
+      for (let n = 0; running; n++) {
+        if (killNow && killedAt < 0) {
+          kill(a);
+          killedAt = answers.length;
+        }
+        answers.push(await tcpRequest(port, n));
+      }
     })();
     try {
       await waitFor('both backends to answer the loop', () => answers.some((r) => r.name === 'a') && answers.some((r) => r.name === 'b'), { timeoutMs: 30_000, intervalMs: 10 });
-      await kill(a);
-      const killedAt = answers.length;
+      killNow = true;
+      await waitFor('the loop to kill a backend', () => killedAt >= 0, { timeoutMs: 30_000, intervalMs: 10 });
       await waitFor('the health checks to take the killed backend out', async () => (await observed('tcp-kill', a.port))?.health === 'down', { timeoutMs: 30_000, intervalMs: 20 });
       const downAt = answers.length;
       await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 30_000, intervalMs: 10 });
@@ -218,13 +228,21 @@ describe('LoadBalancerRouter', () => {
 
     const answers: Array<{ status?: number; body?: string; error?: string }> = [];
     let running = true;
+    let killNow = false;
+    let killedAt = -1;
     const loop = (async () => {
-      while (running) answers.push(await httpRequest(port, 'kill.lb.test'));
+      while (running) {
+        if (killNow && killedAt < 0) {
+          kill(a);
+          killedAt = answers.length;
+        }
+        answers.push(await httpRequest(port, 'kill.lb.test'));
+      }
     })();
     try {
       await waitFor('both backends to answer the loop', () => answers.some((r) => r.body?.startsWith('a ')) && answers.some((r) => r.body?.startsWith('b ')), { timeoutMs: 30_000, intervalMs: 10 });
-      await kill(a);
-      const killedAt = answers.length;
+      killNow = true;
+      await waitFor('the loop to kill a backend', () => killedAt >= 0, { timeoutMs: 30_000, intervalMs: 10 });
       await waitFor('the health checks to take the killed backend out', async () => (await observed('http-kill', a.port))?.health === 'down', { timeoutMs: 30_000, intervalMs: 20 });
       const downAt = answers.length;
       await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 30_000, intervalMs: 10 });

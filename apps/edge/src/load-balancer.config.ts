@@ -29,10 +29,11 @@ const JSON_TYPE = 'content-type "application/json; charset=utf-8"';
  * so a backend added, drained or removed touches no other connection.
  *
  * A connection a backend refuses (it died, and its health checks have not
- * yet taken it out) is tried again on another backend, up to 3 times:
- * `option redispatch 1` moves every retry to another server, so a dead
- * backend costs the client nothing but that attempt's round trip. The
- * client never sees the failure.
+ * yet taken it out) is tried again on another backend, up to 3 times, so
+ * the client never sees the failure. Without persistence HAProxy already
+ * picks the next server afresh for a retry; `option redispatch 1` keeps
+ * that so for every retry once a listener has persistence (stickiness),
+ * rather than retrying a dead backend a second apart.
  */
 export function renderBalancerConfig({ address, port, listeners, threads, socket, runAs }: BalancerSettings): string {
   const http = listeners[0]?.protocol === 'http';
