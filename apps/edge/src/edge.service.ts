@@ -2,10 +2,11 @@ import { AppConfig, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratu
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { HostSpec, RouteSpec } from './edge.types';
+import { BalancerSpec, HostSpec, RouteSpec } from './edge.types';
 import { GatewayRouter } from './gateway-router';
 import { EdgeLog } from './haproxy.process';
 import { HostRouter } from './host-router';
+import { LoadBalancerRouter } from './load-balancer-router';
 
 /** The edge's word on one route: 'ok' once it serves, else why not. */
 interface Verdict {
@@ -17,9 +18,11 @@ interface Verdict {
 /**
  * The edge: reads the desired routes and proxy hosts from PostgreSQL
  * (LISTEN for prompt changes, plus a full resync on a timer), hands the
- * routes to the gateway's HAProxy (gateway-router.ts) and the proxy hosts
- * to the HTTP listener's (host-router.ts), and writes back what is bound
- * (gateway_routes.bound_at, edge_nodes). No traffic passes through this
+ * routes to the gateway's HAProxy (gateway-router.ts), the proxy hosts
+ * to the HTTP listener's (host-router.ts) and the load balancers to theirs
+ * (load-balancer-router.ts), and writes back what is bound
+ * (gateway_routes.bound_at, load_balancers.bound_at, edge_nodes) and what
+ * HAProxy says of each load-balancer backend. No traffic passes through this
  * process: when PostgreSQL, the api or the worker stop, both HAProxy
  * processes keep serving the last state.
  */
@@ -36,6 +39,7 @@ export class EdgeService {
   private readonly threads: number;
   private readonly gateway: GatewayRouter;
   private readonly router: HostRouter;
+  private readonly balancers: LoadBalancerRouter;
   /** The last reasons a listener was not bound, said once rather than at every resync. */
   private readonly said = new Map<string, string>();
   private readonly log: EdgeLog;
@@ -47,6 +51,7 @@ export class EdgeService {
     this.threads = config.EDGE_THREADS || Math.max(1, Math.min(cpus().length, 8));
     const dir = join(config.DATA_DIR, 'edge');
     this.router = new HostRouter({ dir, threads: this.threads, log: this.log });
+    this.balancers = new LoadBalancerRouter({ dir: join(dir, 'balancers'), threads: this.threads, log: this.log });
     this.gateway = new GatewayRouter({
       dir: join(dir, 'gateway'),
       host: config.GATEWAY_HOST,
@@ -120,7 +125,7 @@ export class EdgeService {
   private async loadAndApply(): Promise<void> {
     const db = this.db;
     if (!db) return;
-    const [routes, hosts] = await Promise.all([
+    const [routes, hosts, listeners, backends] = await Promise.all([
       db.query(
         `SELECT r.id, r.port, r.target_ip, r.target_port, r.certificate_id, c.cert_pem, c.key_encrypted
          FROM gateway_routes r LEFT JOIN certificates c ON c.id = r.certificate_id ORDER BY r.port`,
@@ -128,6 +133,9 @@ export class EdgeService {
       db.query(
         `SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`,
       ),
+      db.query(`SELECT id, host(address) AS address, port, protocol, hosts, health_check FROM load_balancers ORDER BY id`),
+      // A removing backend is handed over as absent: the router drains it and deletes it once it is empty.
+      db.query(`SELECT listener_id, host(address) AS address, port, state FROM load_balancer_backends WHERE state <> 'removing' ORDER BY listener_id, address, port`),
     ]);
     const routeSpecs: RouteSpec[] = [];
     /** Routes that cannot be handed to HAProxy, and why. */
@@ -146,10 +154,45 @@ export class EdgeService {
       routeSpecs.push({ id: r.id, port: r.port, targetIp: r.target_ip, targetPort: r.target_port, tls });
     }
     const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
+    const balancerSpecs: BalancerSpec[] = listeners.rows.map((l) => ({
+      listener: { id: l.id, address: l.address, port: l.port, protocol: l.protocol, hosts: l.hosts, check: l.health_check },
+      backends: backends.rows.filter((b) => b.listener_id === l.id).map((b) => ({ address: b.address, port: b.port, state: b.state })),
+    }));
     // Side by side: the gateway's first start (the whole range) does not hold up the HTTP listener.
-    const [results] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs)]);
+    const [results, , balanced] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs), this.balancers.apply(balancerSpecs)]);
     this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
     await this.record([...routeSpecs.map((r) => ({ id: r.id, port: r.port, result: results[r.port] })), ...unusable]);
+    await this.recordBalancers(balanced);
+  }
+
+  /**
+   * Writes whether each load balancer serves and what HAProxy says of its
+   * backends; a removing backend's row goes once HAProxy no longer holds it.
+   */
+  private async recordBalancers(results: Record<string, string>): Promise<void> {
+    const db = this.db;
+    if (!db) return;
+    for (const [id, result] of Object.entries(results)) {
+      const changed = await db.query(
+        `UPDATE load_balancers SET bound_at = CASE WHEN $2::text = 'ok' THEN COALESCE(bound_at, now()) END, bind_error = NULLIF($2::text, 'ok')
+         WHERE id = $1 AND (bind_error IS DISTINCT FROM NULLIF($2::text, 'ok') OR ($2::text = 'ok' AND bound_at IS NULL))`,
+        [id, result],
+      );
+      if (changed.rowCount && result !== 'ok') this.log('warn', 'load balancer not serving', { id, error: result });
+      const seen = await this.balancers.observe(id);
+      if (!seen || seen.status !== 'ok') continue;
+      const held = seen.backends.map((b) => `${b.address}/${b.port}`);
+      await db.query(
+        `UPDATE load_balancer_backends b SET health = o.health, connections = o.connections, observed_at = now()
+         FROM jsonb_to_recordset($2::jsonb) AS o(address inet, port int, health text, connections int)
+         WHERE b.listener_id = $1 AND b.address = o.address AND b.port = o.port`,
+        [id, JSON.stringify(seen.backends)],
+      );
+      await db.query(
+        `DELETE FROM load_balancer_backends WHERE listener_id = $1 AND state = 'removing' AND NOT (host(address) || '/' || port = ANY($2::text[]))`,
+        [id, held],
+      );
+    }
   }
 
   private async applyHosts(hosts: HostSpec[]): Promise<void> {
@@ -208,7 +251,7 @@ export class EdgeService {
     (db ? db.query('DELETE FROM edge_nodes WHERE name = $1', [this.name]).catch(() => undefined).then(() => db.end()) : Promise.resolve())
       .catch(() => undefined)
       .finally(async () => {
-        await Promise.all([this.router.close(), this.gateway.close()]).catch(() => undefined);
+        await Promise.all([this.router.close(), this.gateway.close(), this.balancers.close()]).catch(() => undefined);
         setTimeout(done, 200).unref();
       });
     setTimeout(done, 5_000).unref();

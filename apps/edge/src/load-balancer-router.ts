@@ -1,7 +1,6 @@
 import pLimit from 'p-limit';
-import type { BackendState, ListenerSpec, ObservedBackend, ObservedListener } from '@stratus/providers';
+import { invalidBackend, invalidListener, type BackendState, type ListenerSpec, type ObservedBackend, type ObservedListener } from '@stratus/providers';
 import { mkdirSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { BalancerSpec } from './edge.types';
 import { EdgeLog, HaproxyProcess, haproxyUser } from './haproxy.process';
 import { balancerNames, renderBalancerConfig, serverArgs } from './load-balancer.config';
@@ -16,10 +15,6 @@ export interface LoadBalancerRouterOptions {
 }
 
 const RESTART_DELAY_MS = 1_000;
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
-const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
-/** What HAProxy's `http-check send uri` takes as one word. */
-const CHECK_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/;
 
 /** One backend as HAProxy holds it now. */
 interface Server {
@@ -195,7 +190,8 @@ export class LoadBalancerRouter {
     };
     const wanted = new Map<string, BalancerSpec['backends'][number]>();
     for (const b of spec.backends) {
-      if (isIP(b.address) === 0 || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535) failures.push(`invalid backend ${b.address}:${b.port}`);
+      const invalid = invalidBackend(b);
+      if (invalid) failures.push(invalid);
       else wanted.set(balancerNames.server(b.address, b.port), b);
     }
     for (const [name, b] of wanted) {
@@ -257,17 +253,6 @@ const keyOf = (l: ListenerSpec) => `${l.address}:${l.port}`;
 /** What needs a new configuration when it changes: everything of a listener but its backends. */
 function shapeOf(l: ListenerSpec): string {
   return JSON.stringify([l.id, l.protocol, [...(l.hosts ?? [])].sort(), l.check.kind, l.check.path ?? null]);
-}
-
-/** Why HAProxy cannot be given the listener, or null. */
-function invalidListener(l: ListenerSpec): string | null {
-  if (!ID.test(l.id)) return `invalid listener id ${JSON.stringify(l.id)}`;
-  if (isIP(l.address) === 0 || !Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return `invalid listener address ${l.address}:${l.port}`;
-  if (l.protocol !== 'tcp' && l.protocol !== 'http') return `invalid protocol ${JSON.stringify(l.protocol)}`;
-  if (l.protocol === 'http' && !(l.hosts ?? []).every((h) => HOST.test(h))) return 'invalid host name';
-  if (l.check.kind === 'http' && !CHECK_PATH.test(l.check.path ?? '')) return 'invalid health check path';
-  for (const n of [l.check.intervalMs, l.check.fall, l.check.rise]) if (n !== undefined && (!Number.isInteger(n) || n < 1)) return 'invalid health check timing';
-  return null;
 }
 
 /** Why the balancer cannot share its address and port with those already there, or null. */

@@ -33,6 +33,8 @@ export * from './gateway/bind-errors';
 export * from './dns/proxy-host.entity';
 export * from './edge/edge-node.entity';
 export * from './edge/edge-channel';
+export * from './load-balancers/load-balancer.entity';
+export * from './load-balancers/load-balancer-backend.entity';
 export * from './databases/database-engines';
 export * from './databases/managed-database.entity';
 export * from './databases/database-cas';

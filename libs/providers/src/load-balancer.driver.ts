@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * How a balancer decides a backend can take connections: a TCP connect, or
  * an HTTP GET of `path` answered 2xx or 3xx. A backend that fails `fall`
@@ -79,3 +81,25 @@ export interface LoadBalancerDriver {
 }
 
 export const LOAD_BALANCER_DRIVER = Symbol('LOAD_BALANCER_DRIVER');
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+/** One word of an HTTP request line, as a balancer puts it in its check. */
+const CHECK_PATH = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/;
+
+/** Why no balancer can be given the listener, or null: what every driver refuses as `invalid`. */
+export function invalidListener(l: ListenerSpec): string | null {
+  if (!ID.test(l.id)) return `invalid listener id ${JSON.stringify(l.id)}`;
+  if (isIP(l.address) === 0 || !Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return `invalid listener address ${l.address}:${l.port}`;
+  if (l.protocol !== 'tcp' && l.protocol !== 'http') return `invalid protocol ${JSON.stringify(l.protocol)}`;
+  if (l.protocol === 'http' && !(l.hosts ?? []).every((h) => HOST.test(h))) return 'invalid host name';
+  if (l.check.kind !== 'connect' && l.check.kind !== 'http') return `invalid health check ${JSON.stringify(l.check.kind)}`;
+  if (l.check.kind === 'http' && !CHECK_PATH.test(l.check.path ?? '')) return 'invalid health check path';
+  for (const n of [l.check.intervalMs, l.check.fall, l.check.rise]) if (n !== undefined && (!Number.isInteger(n) || n < 1)) return 'invalid health check timing';
+  return null;
+}
+
+/** Why the backend cannot be one, or null. */
+export function invalidBackend(b: BackendSpec): string | null {
+  return isIP(b.address) === 0 || !Number.isInteger(b.port) || b.port < 1 || b.port > 65535 ? `invalid backend ${b.address}:${b.port}` : null;
+}

@@ -6,9 +6,11 @@ import { EdgeNode } from '../edge/edge-node.entity';
 import { Certificate } from '../gateway/certificate.entity';
 import { GatewayRoute } from '../gateway/gateway-route.entity';
 import { Instance } from '../instances/instance.entity';
+import { LoadBalancerBackend } from '../load-balancers/load-balancer-backend.entity';
+import { LoadBalancer } from '../load-balancers/load-balancer.entity';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { ApiKey } from '../projects/api-key.entity';
 import { Project } from '../projects/project.entity';
 import { Volume } from '../volumes/volume.entity';
 
-export const ENTITIES = [Project, ApiKey, OutboxEntry, AddressLease, Flavor, Image, Network, Keypair, SecurityGroup, Instance, Volume, GatewayRoute, Certificate, ProxyHost, EdgeNode, ManagedDatabase];
+export const ENTITIES = [Project, ApiKey, OutboxEntry, AddressLease, Flavor, Image, Network, Keypair, SecurityGroup, Instance, Volume, GatewayRoute, Certificate, ProxyHost, EdgeNode, ManagedDatabase, LoadBalancer, LoadBalancerBackend];

@@ -4,10 +4,10 @@ import { EntityManager } from 'typeorm';
 export const EDGE_CHANNEL = 'stratus_edge';
 
 /**
- * Tells the edge that routes, proxy hosts or certificates changed. Called
+ * Tells the edge that routes, proxy hosts, certificates or load balancers changed. Called
  * inside the transaction that changed them: PostgreSQL delivers the
  * notification at commit, and never for a rollback.
  */
-export async function notifyEdge(manager: EntityManager, what: 'routes' | 'hosts' | 'certificates'): Promise<void> {
+export async function notifyEdge(manager: EntityManager, what: 'routes' | 'hosts' | 'certificates' | 'balancers'): Promise<void> {
   await manager.query('SELECT pg_notify($1, $2)', [EDGE_CHANNEL, what]);
 }

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
 import { join } from 'node:path';
+import { DataSource } from 'typeorm';
 import { CATALOG_DRIVER } from '../catalog.driver';
 import { COMPUTE_DRIVER } from '../compute.driver';
 import { DATABASE_DRIVER } from '../databases.driver';
+import { LOAD_BALANCER_DRIVER } from '../load-balancer.driver';
 import { VOLUME_DRIVER } from '../volume.driver';
 import { installationCgroups } from './cgroups';
 import { createLocalDatabaseDriver } from './databases/local-databases';
@@ -14,6 +16,7 @@ import { LocalCatalog } from './local-catalog';
 import { LocalComputeDriver } from './local-compute.driver';
 import { LOCAL_HOOKS, LocalHooks } from './local-hooks';
 import { LocalImages } from './local-images';
+import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
 import { PacketFilter } from './packet-filter';
 
@@ -62,6 +65,16 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
     },
     {
+      // The desired state goes to PostgreSQL, where the edge reads it; a process without the database gets an error on use, not at boot.
+      provide: LOAD_BALANCER_DRIVER,
+      inject: [{ token: DataSource, optional: true }],
+      useFactory: (db?: DataSource) =>
+        new LocalLoadBalancerDriver(() => {
+          if (!db) throw new Error('the load-balancer driver needs the database module');
+          return db;
+        }),
+    },
+    {
       provide: LOCAL_HOOKS,
       inject: [AppConfig, COMPUTE_DRIVER, DATABASE_DRIVER, HOST_ACCOUNTS],
       useFactory: (config: AppConfig, compute: LocalComputeDriver, databases: LocalDatabaseDriver, accounts: HostAccounts): LocalHooks => ({
@@ -74,6 +87,7 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       }),
     },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOCAL_HOOKS],
+  // LOAD_BALANCER_DRIVER is not in DRIVER_TOKENS yet: the fake provider has none (nothing injects it so far).
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, LOCAL_HOOKS],
 })
 export class LocalProviderModule {}

@@ -1,0 +1,42 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+
+/**
+ * A load balancer's listener as the local provider wants it: written by the
+ * worker's load-balancer driver, read by the edge, which writes back whether
+ * it serves (`bound_at`, `bind_error`).
+ */
+@Entity('load_balancers')
+export class LoadBalancer {
+  /** The caller's own name for it (a cluster's or an HA database's id). */
+  @PrimaryColumn({ type: 'text' })
+  id: string;
+
+  @Column({ type: 'inet' })
+  address: string;
+
+  @Column({ type: 'int' })
+  port: number;
+
+  /** `tcp` or `http` (by Host). */
+  @Column({ type: 'text' })
+  protocol: string;
+
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  hosts: string[];
+
+  /** The listener's HealthCheckSpec. */
+  @Column({ name: 'health_check', type: 'jsonb' })
+  healthCheck: Record<string, unknown>;
+
+  @Column({ name: 'bound_at', type: 'timestamptz', nullable: true })
+  boundAt: Date | null;
+
+  @Column({ name: 'bind_error', type: 'text', nullable: true })
+  bindError: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

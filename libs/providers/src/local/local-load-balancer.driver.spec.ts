@@ -1,0 +1,90 @@
+import { EDGE_CHANNEL } from '@stratus/core';
+import { waitFor } from '@stratus/testing';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { LoadBalancers1795800000000 } from '../../../core/src/migrations/1795800000000-LoadBalancers';
+import { DriverError } from '../driver-error';
+import { ListenerSpec } from '../load-balancer.driver';
+import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
+
+// Against a throwaway schema on the local PostgreSQL, made by the migration itself: the driver is its SQL.
+const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `lb_spec_${process.pid}`;
+
+describe('LocalLoadBalancerDriver', () => {
+  let ds: DataSource;
+  let driver: LocalLoadBalancerDriver;
+  let listening: Client;
+  const notices: string[] = [];
+
+  const spec: ListenerSpec = { id: 'pg-ha-1', address: '127.88.0.9', port: 5432, protocol: 'tcp', check: { kind: 'connect' } };
+  const backend = (port: number) => ({ address: '127.88.0.10', port });
+
+  beforeAll(async () => {
+    ds = await new DataSource({ type: 'postgres', url, extra: { options: `-c search_path=${schema}`, max: 2 } }).initialize();
+    await ds.query(`CREATE SCHEMA ${schema}`);
+    const runner = ds.createQueryRunner();
+    await new LoadBalancers1795800000000().up(runner);
+    await runner.release();
+    driver = new LocalLoadBalancerDriver(() => ds);
+    listening = new Client({ connectionString: url });
+    await listening.connect();
+    listening.on('notification', (n) => notices.push(String(n.payload)));
+    await listening.query(`LISTEN ${EDGE_CHANNEL}`);
+  });
+
+  afterAll(async () => {
+    await listening?.end();
+    await ds?.query(`DROP SCHEMA ${schema} CASCADE`);
+    await ds?.destroy();
+  });
+
+  it('keeps a listener and its backends as asked, safe to repeat, and tells the edge', async () => {
+    expect(await driver.observe(spec.id)).toBeNull();
+    await driver.ensureListener(spec);
+    await driver.ensureListener(spec);
+    await driver.addBackend(spec.id, backend(1));
+    await driver.addBackend(spec.id, backend(1));
+    await driver.addBackend(spec.id, backend(2));
+    expect(await driver.observe(spec.id)).toEqual({
+      status: 'pending',
+      backends: [
+        { ...backend(1), state: 'active', health: 'unknown', connections: 0 },
+        { ...backend(2), state: 'active', health: 'unknown', connections: 0 },
+      ],
+    });
+    await driver.drainBackend(spec.id, backend(1));
+    await driver.removeBackend(spec.id, backend(2));
+    await driver.removeBackend(spec.id, backend(3)); // never there: fine
+    expect((await driver.observe(spec.id))!.backends.map((b) => b.state)).toEqual(['draining', 'removing']);
+    // A removing backend asked for again is active again.
+    await driver.addBackend(spec.id, backend(2));
+    expect((await driver.observe(spec.id))!.backends.map((b) => b.state)).toEqual(['draining', 'active']);
+    // A new shape forgets what the edge said of the old one.
+    await ds.query(`UPDATE load_balancers SET bound_at = now() WHERE id = $1`, [spec.id]);
+    expect((await driver.observe(spec.id))!.status).toBe('ok');
+    await driver.ensureListener(spec);
+    expect((await driver.observe(spec.id))!.status).toBe('ok');
+    await driver.ensureListener({ ...spec, port: 5433 });
+    expect((await driver.observe(spec.id))!.status).toBe('pending');
+
+    await driver.deleteListener(spec.id);
+    await driver.deleteListener(spec.id);
+    expect(await driver.observe(spec.id)).toBeNull();
+    expect(await ds.query(`SELECT * FROM load_balancer_backends`)).toEqual([]);
+    // Each of the 13 changes told the edge (notifications arrive after commit, on another connection).
+    await waitFor('13 notifications', () => notices.length >= 13, { timeoutMs: 10_000, intervalMs: 10 });
+    expect(new Set(notices)).toEqual(new Set(['balancers']));
+  });
+
+  it('refuses what no balancer can be given, and a drain of nothing', async () => {
+    await expect(driver.ensureListener({ ...spec, id: 'x y' })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(driver.ensureListener({ ...spec, protocol: 'http', hosts: ['Bad_Host'] })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(driver.ensureListener({ ...spec, check: { kind: 'http', path: 'no-slash' } })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(driver.addBackend(spec.id, { address: 'db.internal', port: 1 })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(driver.addBackend('nobody', backend(1))).rejects.toBeInstanceOf(DriverError);
+    await expect(driver.addBackend('nobody', backend(1))).rejects.toMatchObject({ code: 'not_found' });
+    await driver.ensureListener(spec);
+    await expect(driver.drainBackend(spec.id, backend(9))).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

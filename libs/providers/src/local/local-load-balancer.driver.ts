@@ -1,0 +1,121 @@
+import { notifyEdge } from '@stratus/core';
+import { DataSource, EntityManager } from 'typeorm';
+import { DriverError } from '../driver-error';
+import {
+  BackendSpec,
+  BackendState,
+  invalidBackend,
+  invalidListener,
+  ListenerSpec,
+  LoadBalancerDriver,
+  ObservedListener,
+} from '../load-balancer.driver';
+
+/**
+ * The local provider's load balancers are the edge's HAProxy. The driver
+ * writes what is wanted to PostgreSQL (load_balancers and their backends)
+ * and tells the edge; the edge serves it without the worker, and writes
+ * back whether the listener serves and what HAProxy says of each backend.
+ * So nothing here waits for HAProxy, and a stopped worker stops nothing.
+ */
+export class LocalLoadBalancerDriver implements LoadBalancerDriver {
+  constructor(private readonly db: () => DataSource) {}
+
+  async ensureListener(spec: ListenerSpec): Promise<void> {
+    const invalid = invalidListener(spec);
+    if (invalid) throw new DriverError('invalid', invalid);
+    const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
+    await this.changing(async (m) => {
+      // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
+      await m.query(
+        `INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6,
+           bound_at = NULL, bind_error = NULL, updated_at = now()
+         WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check)
+           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb)`,
+        [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check)],
+      );
+    });
+  }
+
+  async deleteListener(id: string): Promise<void> {
+    await this.changing((m) => m.query(`DELETE FROM load_balancers WHERE id = $1`, [id]));
+  }
+
+  async addBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    this.check(backend);
+    await this.changing(async (m) => {
+      const [inserted] = await m.query(
+        `INSERT INTO load_balancer_backends (listener_id, address, port, state)
+         SELECT id, $2, $3, 'active' FROM load_balancers WHERE id = $1
+         ON CONFLICT (listener_id, address, port) DO UPDATE SET state = 'active'
+         RETURNING 1`,
+        [listenerId, backend.address, backend.port],
+      );
+      if (!inserted) throw new DriverError('not_found', `no load balancer ${listenerId}`);
+    });
+  }
+
+  async drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    this.check(backend);
+    if (!(await this.setState(listenerId, backend, 'draining'))) throw new DriverError('not_found', `no backend ${backend.address}:${backend.port} on load balancer ${listenerId}`);
+  }
+
+  async removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    this.check(backend);
+    await this.setState(listenerId, backend, 'removing');
+  }
+
+  async observe(id: string): Promise<ObservedListener | null> {
+    const [listener] = await this.db().query(`SELECT bound_at, bind_error FROM load_balancers WHERE id = $1`, [id]);
+    if (!listener) return null;
+    const backends = await this.db().query(
+      `SELECT host(address) AS address, port, state, health, connections FROM load_balancer_backends WHERE listener_id = $1 ORDER BY address, port`,
+      [id],
+    );
+    return {
+      status: listener.bind_error ?? (listener.bound_at ? 'ok' : 'pending'),
+      backends: backends.map((b: Record<string, unknown>) => ({
+        address: b.address as string,
+        port: b.port as number,
+        state: b.state as BackendState,
+        health: b.health as 'up' | 'down' | 'unknown',
+        connections: b.connections as number,
+      })),
+    };
+  }
+
+  private check(backend: BackendSpec): void {
+    const invalid = invalidBackend(backend);
+    if (invalid) throw new DriverError('invalid', invalid);
+  }
+
+  /** Sets the backend's state; false when there is no such backend. */
+  private async setState(listenerId: string, backend: BackendSpec, state: BackendState): Promise<boolean> {
+    return this.changing(async (m) => {
+      // TypeORM answers an UPDATE with [rows, count].
+      const [, count] = await m.query(`UPDATE load_balancer_backends SET state = $4 WHERE listener_id = $1 AND address = $2 AND port = $3`, [
+        listenerId,
+        backend.address,
+        backend.port,
+        state,
+      ]);
+      return count > 0;
+    });
+  }
+
+  /** A change and the edge's notice of it, in one transaction: the edge hears of it at commit, never of a rollback. */
+  private async changing<T>(change: (m: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.db().transaction(async (m) => {
+        const result = await change(m);
+        await notifyEdge(m, 'balancers');
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof DriverError) throw err;
+      // PostgreSQL unreachable, a serialisation failure...: the job tries again later.
+      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
