@@ -22,3 +22,4 @@ export { findGroup, findUser, HostAccounts } from './local/host-accounts';
 export { existingInstallationId, hostNames, installationId } from './local/installation';
 export { canConnect, shadowedByWildcard, tcpListeners } from './local/listeners';
 export * from './local/packet-filter';
+export { LocalLoadBalancerDriver } from './local/local-load-balancer.driver';

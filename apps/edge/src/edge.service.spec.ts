@@ -1,0 +1,121 @@
+import { loadConfig, migrate } from '@stratus/core';
+import { LocalLoadBalancerDriver } from '@stratus/providers';
+import { freePort, freePortRange, REPO_ROOT, testEnv, waitFor } from '@stratus/testing';
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { AddressInfo, connect, createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+
+/**
+ * The edge process (compiled) as the worker's load-balancer driver reaches
+ * it: the driver writes PostgreSQL, the edge serves it, and `observe` reads
+ * back what HAProxy said. Its own throwaway database, so no other edge
+ * (another test slot's, a development one) serves these rows.
+ */
+
+const HOST = '127.0.0.1';
+
+/** Says its name on every connection. */
+async function namedBackend(name: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((s) => {
+    s.on('error', () => undefined);
+    s.end(`${name}\n`);
+  });
+  server.listen(0, HOST);
+  await once(server, 'listening');
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** The name the backend behind `port` says, or 'refused' / 'closed'. */
+function knock(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: HOST, port });
+    let text = '';
+    s.setTimeout(5_000, () => s.destroy());
+    s.on('data', (d) => (text += d));
+    s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : 'closed'));
+    s.on('close', () => resolve(text.trim() || 'closed'));
+  });
+}
+
+describe('EdgeService: load balancers from PostgreSQL', () => {
+  const database = `stratus_lb_edge_${process.pid}`;
+  const env = testEnv();
+  const url = new URL(env.DATABASE_URL);
+  url.pathname = `/${database}`;
+  let dir: string;
+  let ds: DataSource;
+  let edge: ChildProcess;
+  let output = '';
+  const backends: Server[] = [];
+  const driver = new LocalLoadBalancerDriver(() => ds);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'stratus-edge-lb-'));
+    ds = await migrate(loadConfig({ ...env, DATABASE_URL: url.toString() }));
+    const range = await freePortRange(2);
+    edge = spawn(process.execPath, ['-r', './scripts/paths.js', 'dist/apps/edge/src/main.js'], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        DATABASE_URL: url.toString(),
+        DATA_DIR: dir,
+        GATEWAY_PORT_RANGE: `${range.from}-${range.to}`,
+        EDGE_HTTP_PORT: String(await freePort()),
+        // Backend health reaches the table at each apply: a resync often enough for a test.
+        EDGE_RESYNC_INTERVAL_MS: '200',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    edge.stdout!.on('data', (d) => (output = (output + d).slice(-20_000)));
+    edge.stderr!.on('data', (d) => (output = (output + d).slice(-20_000)));
+  });
+
+  afterAll(async () => {
+    if (edge && edge.exitCode === null) {
+      const exited = once(edge, 'exit');
+      edge.kill('SIGTERM');
+      await exited;
+    }
+    for (const s of backends) s.close();
+    await ds?.destroy();
+    const admin = new Client({ connectionString: env.DATABASE_URL.replace(/\/[^/]*$/, '/postgres') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.end();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves a listener the driver asked for; backends drained and removed by the driver; observe says what HAProxy saw', async () => {
+    const [a, b] = [await namedBackend('a'), await namedBackend('b')];
+    backends.push(a.server, b.server);
+    const port = await freePort();
+    const id = 'edge-spec';
+    await driver.ensureListener({ id, address: HOST, port, protocol: 'tcp', check: { kind: 'connect', intervalMs: 200, fall: 2, rise: 1 } });
+    await driver.addBackend(id, { address: HOST, port: a.port });
+    await driver.addBackend(id, { address: HOST, port: b.port });
+    const bothUp = async () => {
+      const seen = await driver.observe(id);
+      return seen?.status === 'ok' && seen.backends.length === 2 && seen.backends.every((x) => x.health === 'up');
+    };
+    await waitFor('both backends up', bothUp, { timeoutMs: 30_000 }).catch((err: Error) => {
+      throw new Error(`${err.message}; the edge said: ${output.slice(-2_000)}`);
+    });
+    const names = new Set<string>();
+    for (let i = 0; i < 10; i++) names.add(await knock(port));
+    expect(names).toEqual(new Set(['a', 'b']));
+
+    await driver.drainBackend(id, { address: HOST, port: a.port });
+    await driver.removeBackend(id, { address: HOST, port: a.port });
+    await waitFor('the removed backend to be gone', async () => (await driver.observe(id))?.backends.every((x) => x.port !== a.port), { timeoutMs: 30_000 });
+    for (let i = 0; i < 5; i++) expect(await knock(port)).toBe('b');
+
+    await driver.deleteListener(id);
+    await waitFor('the listener to be gone', async () => (await knock(port)) === 'refused', { timeoutMs: 30_000 });
+  });
+});
