@@ -1,4 +1,15 @@
-import { ComputeDriver, DatabaseDriver, DatabaseServerSpec, DriverError, InstanceSpec, ObservedInstance, VolumeDriver } from '@stratus/providers';
+import {
+  BackendSpec,
+  ComputeDriver,
+  DatabaseDriver,
+  DatabaseServerSpec,
+  DriverError,
+  InstanceSpec,
+  ListenerSpec,
+  LoadBalancerDriver,
+  ObservedInstance,
+  VolumeDriver,
+} from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from './wait';
 
@@ -229,6 +240,71 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.volumes.exists(id)).toBe(true);
         await s.volumes.delete(id);
       });
+    });
+  });
+}
+
+/**
+ * The load-balancer part of the contract, for any provider's driver: what
+ * a cluster or an HA database relies on when its worker job repeats a step
+ * or finds the listener gone. `id` gives a new listener id each call.
+ */
+export function loadBalancerContract(name: string, subject: () => { driver: LoadBalancerDriver; id(): string }): void {
+  describe(`load-balancer contract: ${name}`, () => {
+    const listener = (id: string): ListenerSpec => ({ id, address: '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
+    const backend = (port: number): BackendSpec => ({ address: '127.0.0.1', port });
+    const states = async (driver: LoadBalancerDriver, id: string) => (await driver.observe(id))!.backends.map((b) => `${b.port} ${b.state}`).sort();
+
+    it('observes an unknown listener as null; deleting one that never existed succeeds', async () => {
+      const { driver, id } = subject();
+      const missing = id();
+      expect(await driver.observe(missing)).toBeNull();
+      await driver.deleteListener(missing);
+      await expect(driver.addBackend(missing, backend(1))).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('ensureListener and addBackend repeated give one listener with one backend each', async () => {
+      const { driver, id } = subject();
+      const l = id();
+      await driver.ensureListener(listener(l));
+      await driver.ensureListener(listener(l));
+      await driver.addBackend(l, backend(1));
+      await driver.addBackend(l, backend(1));
+      await driver.addBackend(l, backend(2));
+      expect(await states(driver, l)).toEqual(['1 active', '2 active']);
+      await driver.deleteListener(l);
+    });
+
+    it('drain keeps a backend, remove takes it out, add brings it back; removing a gone one succeeds', async () => {
+      const { driver, id } = subject();
+      const l = id();
+      await driver.ensureListener(listener(l));
+      await driver.addBackend(l, backend(1));
+      await driver.addBackend(l, backend(2));
+      await driver.drainBackend(l, backend(1));
+      await driver.drainBackend(l, backend(1));
+      await driver.removeBackend(l, backend(2));
+      await driver.removeBackend(l, backend(2));
+      await driver.removeBackend(l, backend(3));
+      // A removed backend may linger as `removing` while its connections end; never as active.
+      expect((await states(driver, l)).filter((s) => !s.endsWith('removing'))).toEqual(['1 draining']);
+      await expect(driver.drainBackend(l, backend(9))).rejects.toMatchObject({ code: 'not_found' });
+      await driver.addBackend(l, backend(1));
+      expect((await states(driver, l)).filter((s) => !s.endsWith('removing'))).toEqual(['1 active']);
+      await driver.deleteListener(l);
+      await driver.deleteListener(l);
+      expect(await driver.observe(l)).toBeNull();
+    });
+
+    it('refuses what no balancer can be given as invalid, and keeps nothing of it', async () => {
+      const { driver, id } = subject();
+      const l = id();
+      await expect(driver.ensureListener({ ...listener(l), protocol: 'http', hosts: ['Not_A_Host'] })).rejects.toMatchObject({ code: 'invalid' });
+      expect(await driver.observe(l)).toBeNull();
+      await driver.ensureListener(listener(l));
+      await expect(driver.addBackend(l, { address: 'db.internal', port: 1 })).rejects.toMatchObject({ code: 'invalid' });
+      expect(await states(driver, l)).toEqual([]);
+      await driver.deleteListener(l);
     });
   });
 }

@@ -14,5 +14,6 @@ export * from './fake-provider/fake-control';
 export * from './fake-provider/fake-compute.driver';
 export * from './fake-provider/fake-volume.driver';
 export * from './fake-provider/fake-database.driver';
+export * from './fake-provider/fake-load-balancer.driver';
 export * from './fake-provider/fake-provider.module';
 export * from './driver-contract';

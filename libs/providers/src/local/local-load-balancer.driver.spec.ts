@@ -1,5 +1,5 @@
 import { EDGE_CHANNEL } from '@stratus/core';
-import { waitFor } from '@stratus/testing';
+import { loadBalancerContract, waitFor } from '@stratus/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { LoadBalancers1795800000000 } from '../../../core/src/migrations/1795800000000-LoadBalancers';
@@ -38,6 +38,9 @@ describe('LocalLoadBalancerDriver', () => {
     await ds?.query(`DROP SCHEMA ${schema} CASCADE`);
     await ds?.destroy();
   });
+
+  let contractIds = 0;
+  loadBalancerContract('local', () => ({ driver, id: () => `contract-${++contractIds}` }));
 
   it('keeps a listener and its backends as asked, safe to repeat, and tells the edge', async () => {
     expect(await driver.observe(spec.id)).toBeNull();

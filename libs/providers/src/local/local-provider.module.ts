@@ -87,7 +87,6 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       }),
     },
   ],
-  // LOAD_BALANCER_DRIVER is not in DRIVER_TOKENS yet: the fake provider has none (nothing injects it so far).
   exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, LOCAL_HOOKS],
 })
 export class LocalProviderModule {}

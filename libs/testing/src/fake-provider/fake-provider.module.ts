@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
-import { CATALOG_DRIVER, COMPUTE_DRIVER, DATABASE_DRIVER, VOLUME_DRIVER } from '@stratus/providers';
+import { CATALOG_DRIVER, COMPUTE_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, VOLUME_DRIVER } from '@stratus/providers';
 import { join } from 'node:path';
 import { FakeCatalogDriver } from './fake-catalog.driver';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
 import { FakeDatabaseDriver } from './fake-database.driver';
+import { FakeLoadBalancerDriver } from './fake-load-balancer.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 export { FakeCatalogDriver };
@@ -48,8 +49,9 @@ function controlFromEnv(config: AppConfig, env: NodeJS.ProcessEnv = process.env)
       useFactory: (control: FakeControl, compute: FakeComputeDriver) => new FakeVolumeDriver(control, compute),
     },
     { provide: DATABASE_DRIVER, inject: [FAKE_CONTROL], useFactory: (control: FakeControl) => new FakeDatabaseDriver(control) },
+    { provide: LOAD_BALANCER_DRIVER, inject: [FAKE_CONTROL], useFactory: (control: FakeControl) => new FakeLoadBalancerDriver(control) },
     { provide: CATALOG_DRIVER, inject: [AppConfig], useFactory: (config: AppConfig) => new FakeCatalogDriver(config.LOCAL_ADDRESS_POOL) },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, FAKE_CONTROL],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, FAKE_CONTROL],
 })
 export class FakeProviderModule {}

@@ -1,9 +1,10 @@
 import { DriverError, InstanceSpec } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
-import { driverContract } from '../driver-contract';
+import { driverContract, loadBalancerContract } from '../driver-contract';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
 import { FakeDatabaseDriver } from './fake-database.driver';
+import { FakeLoadBalancerDriver } from './fake-load-balancer.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 const spec = (): InstanceSpec => ({
@@ -26,7 +27,10 @@ describe('the fake provider', () => {
   const compute = new FakeComputeDriver(control);
   const volumes = new FakeVolumeDriver(control, compute);
   const databases = new FakeDatabaseDriver(control);
+  const balancers = new FakeLoadBalancerDriver(control);
   let n = 0;
+
+  loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}` }));
 
   driverContract('fake', () => ({
     compute,

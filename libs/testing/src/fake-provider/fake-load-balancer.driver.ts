@@ -1,0 +1,72 @@
+import {
+  BackendSpec,
+  BackendState,
+  DriverError,
+  invalidBackend,
+  invalidListener,
+  ListenerSpec,
+  LoadBalancerDriver,
+  ObservedListener,
+} from '@stratus/providers';
+import { FakeControl } from './fake-control';
+
+interface FakeListener {
+  spec: ListenerSpec;
+  backends: Map<string, BackendSpec & { state: BackendState }>;
+}
+
+const keyOf = (b: BackendSpec) => `${b.address}:${b.port}`;
+
+/**
+ * The FAKE provider's load balancers: listeners and backends in memory,
+ * nothing listens. A listener serves as soon as it is asked for; no health
+ * check runs (every backend's health is `unknown`), and a removed backend
+ * has no connections to wait for, so it is gone at once.
+ */
+export class FakeLoadBalancerDriver implements LoadBalancerDriver {
+  private readonly listeners = new Map<string, FakeListener>();
+
+  constructor(private readonly control: FakeControl) {}
+
+  async ensureListener(spec: ListenerSpec): Promise<void> {
+    await this.control.delay();
+    const invalid = invalidListener(spec);
+    if (invalid) throw new DriverError('invalid', invalid);
+    const listener = this.listeners.get(spec.id);
+    if (listener) listener.spec = spec;
+    else this.listeners.set(spec.id, { spec, backends: new Map() });
+  }
+
+  async deleteListener(id: string): Promise<void> {
+    await this.control.delay();
+    this.listeners.delete(id);
+  }
+
+  async addBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    await this.control.delay();
+    const invalid = invalidBackend(backend);
+    if (invalid) throw new DriverError('invalid', invalid);
+    const listener = this.listeners.get(listenerId);
+    if (!listener) throw new DriverError('not_found', `no load balancer ${listenerId}`);
+    listener.backends.set(keyOf(backend), { address: backend.address, port: backend.port, state: 'active' });
+  }
+
+  async drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    await this.control.delay();
+    const found = this.listeners.get(listenerId)?.backends.get(keyOf(backend));
+    if (!found) throw new DriverError('not_found', `no backend ${keyOf(backend)} on load balancer ${listenerId}`);
+    found.state = 'draining';
+  }
+
+  async removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    await this.control.delay();
+    this.listeners.get(listenerId)?.backends.delete(keyOf(backend));
+  }
+
+  async observe(id: string): Promise<ObservedListener | null> {
+    await this.control.delay();
+    const listener = this.listeners.get(id);
+    if (!listener) return null;
+    return { status: 'ok', backends: [...listener.backends.values()].map((b) => ({ ...b, health: 'unknown', connections: 0 })) };
+  }
+}
