@@ -32,9 +32,11 @@ export class AppConfig {
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/stratus';
 
   /**
-   * Connections each process keeps to PostgreSQL at most, and open at least.
-   * Every api, worker and edge of every installation on one PostgreSQL adds
-   * up against its max_connections (100 by default).
+   * Connections each pool of a process keeps to PostgreSQL at most, and open
+   * at least: TypeORM's, and the hot queries' own (libs/core/src/database/
+   * hot-queries.ts) once the process sends one. Every api, worker and edge of
+   * every installation on one PostgreSQL adds up against its max_connections
+   * (100 by default).
    */
   @Transform(toInt)
   @IsInt()
@@ -115,7 +117,7 @@ export class AppConfig {
   // --- Provider ----------------------------------------------------------
 
   @IsIn(['local'])
-  PROVIDER: 'local' = 'local';
+  PROVIDER = 'local' as const;
 
   /** Loopback block the local provider hands out, one address per resource. */
   @Matches(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-9])$/)
