@@ -1,7 +1,7 @@
 import { AddressLease, compareAndSet, DATABASE_CAS, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup, withFreeAddress } from '@stratus/core';
 import { createTenant, saveBareInstance, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, ObjectLiteral } from 'typeorm';
 
 /**
  * The hot queries (libs/core/src/database/hot-queries.ts) bypass TypeORM;
@@ -27,7 +27,7 @@ describe('hot queries', () => {
 
   async function expectSameAsTypeorm<E extends ObjectLiteral>(entity: new () => E, where: Partial<E> | Array<Partial<E>>): Promise<void> {
     const hot = await hotFindOne(db, entity, where);
-    const orm = await db.getRepository(entity as EntityTarget<E>).findOneByOrFail(where as never);
+    const orm = await db.getRepository(entity).findOneByOrFail(where);
     expect(hot).toBeDefined();
     expect({ ...hot }).toEqual({ ...orm });
   }

@@ -88,8 +88,8 @@ export class HaproxyProcess {
     // So a terminal's Ctrl-C reaches it beside the edge; see the exit below.
     const child = spawn(bin, ['-f', this.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
       output = (output + d).slice(-4_000);
       for (const line of d.split('\n')) {
         if (/\[(ALERT|WARNING)\]/.test(line) && !this.opts.routine?.test(line) && !SIGHUP_DUMP.test(line)) {

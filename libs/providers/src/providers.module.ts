@@ -6,7 +6,7 @@ import { createCatalogDriver } from './catalog-setup';
 import { COMPUTE_DRIVER } from './compute.driver';
 import { DATABASE_DRIVER } from './databases.driver';
 import { createLocalDatabaseDriver } from './local/databases/local-databases';
-import { CgroupLimiter, installationCgroups } from './local/cgroups';
+import { installationCgroups } from './local/cgroups';
 import { HostAccounts } from './local/host-accounts';
 import { hostNames, installationId } from './local/installation';
 import { LocalComputeDriver } from './local/local-compute.driver';

@@ -48,7 +48,7 @@ export class VolumesService {
       name: spec.name,
       description: spec.description,
       sizeGb: spec.sizeGb,
-      status: 'creating' as VolumeStatus,
+      status: 'creating',
       statusReason: null,
       instanceId: spec.attachTo ?? null,
       attachmentId: spec.attachTo ? randomUUID() : null,

@@ -190,7 +190,7 @@ export class PostgresEngine implements LocalEngine {
   private refillCopies(dist: PostgresDistribution, template: string, runAs: RunAs): void {
     if (this.copiesWanted === 0 || this.refilling.has(dist.id)) return;
     this.refilling.add(dist.id);
-    setTimeout(async () => {
+    const refill = async (): Promise<void> => {
       let scratch = '';
       try {
         mkdirSync(this.copiesDir, { recursive: true, mode: 0o710 });
@@ -208,7 +208,9 @@ export class PostgresEngine implements LocalEngine {
       } finally {
         this.refilling.delete(dist.id);
       }
-    }, COPY_REFILL_DELAY_MS).unref();
+    };
+    // Fire and forget: refill catches its own failures (a create without a copy makes its own).
+    setTimeout(() => void refill(), COPY_REFILL_DELAY_MS).unref();
   }
 
   private async admin<T>(paths: ServerPaths, database: string, work: (c: Client) => Promise<T>): Promise<T> {
