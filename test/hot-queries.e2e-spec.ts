@@ -148,7 +148,7 @@ describe('hot queries', () => {
 
   it('compareAndSet moves a row once, outside a transaction (hot) and inside one alike', async () => {
     const [row] = await insertTogether(db, [{ entity: ManagedDatabase, values: databaseValues('cas', '127.99.2.3') }]);
-    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1, { floating_ip: '127.99.2.3' })).toBe(true);
+    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1, { floatingIp: '127.99.2.3' })).toBe(true);
     expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1)).toBe(false); // already moved
     expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 2))).toBe(false); // stale generation
     expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 1))).toBe(true);
