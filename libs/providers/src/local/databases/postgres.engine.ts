@@ -50,8 +50,7 @@ let copySeq = 0;
  * installation's admin password.
  *
  * The copy is ~970 files, and on some disks creating files is most of a
- * server's start (0.8 ms a file measured in one checkout: 700 ms of a 1 s
- * create). With `keepCopies` the worker keeps copies made ahead in
+ * server's start (bench/README.md, "Spares, second pass"). With `keepCopies` the worker keeps copies made ahead in
  * `<templates>/copies/` and a create renames one into place; each copy is a
  * plain folder identical to its template, so any worker may take any.
  */
