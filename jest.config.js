@@ -1,5 +1,8 @@
-// Two projects: fast unit specs beside the code, and end-to-end suites under
-// test/ that run the compiled api and worker as real processes.
+// Three projects: unit specs beside the code (*.spec.ts) that need nothing but
+// Node; integration specs beside the code (*.int-spec.ts) that need what a
+// host provides (HAProxy, nft, root, PostgreSQL, Redis, the compiled dist);
+// and end-to-end suites under test/ that run the compiled api and worker as
+// real processes.
 const swc = [
   '@swc/jest',
   {
@@ -24,6 +27,13 @@ module.exports = {
     {
       displayName: 'unit',
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'integration',
+      testMatch: ['<rootDir>/apps/**/*.int-spec.ts', '<rootDir>/libs/**/*.int-spec.ts'],
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
       testEnvironment: 'node',

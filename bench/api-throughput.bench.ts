@@ -45,10 +45,12 @@ type RawResult = AutocannonResult & { totalCompletedRequests: number };
 interface AutocannonInstance extends Promise<RawResult> {
   stop(): void;
 }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon: ((opts: Record<string, unknown>) => AutocannonInstance) & {
+type Autocannon = ((opts: Record<string, unknown>) => AutocannonInstance) & {
   aggregateResult(results: RawResult[], opts: Record<string, unknown>): AutocannonResult;
-} = require('autocannon');
+};
+// autocannon ships no types: required, and typed by hand above.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as Autocannon;
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 8);
@@ -102,12 +104,17 @@ async function load(url: string, tenant: Tenant, name: CaseName, seconds: number
     timeout: 10,
     skipAggregateResult: true,
   });
+  let result: RawResult | undefined;
   try {
-    return await current;
+    result = await current;
+  } catch (err) {
+    if (!interrupted) throw err;
   } finally {
     current = undefined;
-    if (interrupted) throw new Error('interrupted');
   }
+  // Stopped by a signal: whatever autocannon returned is not a measurement.
+  if (interrupted || !result) throw new Error('interrupted');
+  return result;
 }
 
 /** Throughput over all slices (completed requests / time), latency from the merged histograms. */
@@ -302,11 +309,11 @@ async function main(): Promise<number> {
         }
       }
       results[name] = { bare: summarize(urls.bare, slices.bare), api: summarize(urls.api, slices.api) };
-      for (const target of ['bare', 'api'] as Target[]) log(`${name} / ${target}: ${JSON.stringify(results[name]![target])}`);
+      for (const target of ['bare', 'api'] as Target[]) log(`${name} / ${target}: ${JSON.stringify(results[name][target])}`);
     }
 
     const ratios = Object.fromEntries(CASES.map((name) => [name, round(results[name]!.api.rps / results[name]!.bare.rps)]));
-    const failed = Object.values(results).some((byTarget) => Object.values(byTarget!).some((m) => m.non_2xx > 0 || m.errors > 0));
+    const failed = Object.values(results).some((byTarget) => Object.values(byTarget).some((m) => m.non_2xx > 0 || m.errors > 0));
     const report = {
       bench: 'api-throughput',
       valid: !failed,

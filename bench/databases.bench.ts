@@ -46,9 +46,9 @@ function stats(samples: number[]): { median_ms: number; p95_ms: number; min_ms: 
 
 /**
  * The polling client: one keep-alive connection through undici's Pool. A
- * client polling every 2 ms shares the machine's two cores with the server it
- * times; with `fetch` each request took ~1.5 ms longer at the client than in
- * the api, time spent beside the very start being measured (bench/README.md).
+ * client polling every few milliseconds shares the machine's cores with the
+ * server it times; with `fetch` each request cost the client noticeably more
+ * than the api, time spent beside the very start being measured (bench/README.md).
  */
 class PollingClient {
   private readonly pool: Pool;

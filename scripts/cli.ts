@@ -136,7 +136,7 @@ program
         // The database refuses while a route names it, however recent the route.
         if (!isForeignKeyViolation(err)) throw err;
         const [{ ports }] = await ds.query('SELECT array_agg(port ORDER BY port) AS ports FROM gateway_routes WHERE certificate_id = $1', [Number(id)]);
-        throw new Error(`certificate ${id} is used by the routes on port(s) ${(ports ?? []).join(', ')}`);
+        throw new Error(`certificate ${id} is used by the routes on port(s) ${(ports ?? []).join(', ')}`, { cause: err });
       }
       console.log(`removed certificate ${id}`);
     }),

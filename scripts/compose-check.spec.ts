@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 
-// compose-check.js is plain Node like the other scripts run outside the build.
+// compose-check.js is plain Node like the other scripts run outside the build (no types to import).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { checkCompose, composeAvailable } = require('./compose-check') as {
   checkCompose: (file: string, opts?: { engine?: boolean }) => { engine: boolean; checkedBy: string[]; problems: string[] };
   composeAvailable: () => boolean;

@@ -101,7 +101,9 @@ const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
         }
         return;
       }
-    } catch {}
+    } catch {
+      // Not up yet: asked again in 250 ms.
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
 })();

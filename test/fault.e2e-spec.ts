@@ -64,7 +64,7 @@ describe('fault: worker SIGKILLed every 2 s during 200 creates', () => {
         // (a worker that booted once everything was queued could build it all in 2 s).
         const killsBefore = Math.floor((batch * MIN_KILLS) / (BATCHES - 1));
         await waitFor(`kill ${killsBefore} of the worker`, () => killerFailed !== null || kills >= killsBefore, { timeoutMs: 240_000, intervalMs: 50 });
-        if (killerFailed) throw killerFailed;
+        if (killerFailed) throw killerFailed as Error;
         const replies = await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
             api.post('/v1/instances', {

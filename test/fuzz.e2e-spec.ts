@@ -2,7 +2,7 @@ import { createTenant, DEMO_INSTANCE, Tenant, TestStack, testDataSource } from '
 import * as fc from 'fast-check';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { Agent, Dispatcher } from 'undici';
+import { Agent } from 'undici';
 
 /*
  * Malformed requests, generated from the served OpenAPI document, over every
@@ -592,7 +592,7 @@ describe('fuzzing every documented route', () => {
       const res = await agent.request({
         origin: stack.http.baseUrl,
         path: probe.path,
-        method: probe.method as Dispatcher.HttpMethod,
+        method: probe.method,
         headers: probe.headers.flat(),
         body,
       });
@@ -793,7 +793,7 @@ describe('fuzzing every documented route', () => {
 
     const probes: Probe[] = [];
     const baseFor = (op: Operation): Record<string, unknown> =>
-      deepClone((VALID_BODIES[op.key] ?? (op.bodySchema ? exampleFor(doc, op.bodySchema) : {})) as Record<string, unknown>);
+      deepClone((VALID_BODIES[op.key] ?? (op.bodySchema ? exampleFor(doc, op.bodySchema) : {})));
     const assemble = (
       op: { key: string; method: string; template: string; pathParams: string[] },
       parts: { pathValues: string[]; query: { label: string; query: string }; auth: { label: string; headers: Array<[string, string]> }; requestId: Array<[string, string]>; extra: Array<[string, string]>; body: BodyChoice },

@@ -198,7 +198,7 @@ describe('gateway TCP routes through the edge', () => {
 
   it('answers 409 when the port is held by something else on the gateway host, and leaves no route', async () => {
     const port = range.from + 11;
-    const squatter = require('node:net').createServer();
+    const squatter = createServer();
     await new Promise<void>((r) => squatter.listen(port, stack.env.GATEWAY_HOST ?? '127.0.0.1', r));
     try {
       const res = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port });

@@ -1,7 +1,7 @@
 import { AddressLease, compareAndSet, DATABASE_CAS, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup, withFreeAddress } from '@stratus/core';
 import { createTenant, saveBareInstance, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import { DataSource, ObjectLiteral } from 'typeorm';
 
 /**
  * The hot queries (libs/core/src/database/hot-queries.ts) bypass TypeORM;
@@ -27,7 +27,7 @@ describe('hot queries', () => {
 
   async function expectSameAsTypeorm<E extends ObjectLiteral>(entity: new () => E, where: Partial<E> | Array<Partial<E>>): Promise<void> {
     const hot = await hotFindOne(db, entity, where);
-    const orm = await db.getRepository(entity as EntityTarget<E>).findOneByOrFail(where as never);
+    const orm = await db.getRepository(entity).findOneByOrFail(where);
     expect(hot).toBeDefined();
     expect({ ...hot }).toEqual({ ...orm });
   }
@@ -148,7 +148,7 @@ describe('hot queries', () => {
 
   it('compareAndSet moves a row once, outside a transaction (hot) and inside one alike', async () => {
     const [row] = await insertTogether(db, [{ entity: ManagedDatabase, values: databaseValues('cas', '127.99.2.3') }]);
-    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1, { floating_ip: '127.99.2.3' })).toBe(true);
+    expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1, { floatingIp: '127.99.2.3' })).toBe(true);
     expect(await compareAndSet(db.manager, DATABASE_CAS, row.id, 'provisioning', 'ready', 1)).toBe(false); // already moved
     expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 2))).toBe(false); // stale generation
     expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 1))).toBe(true);

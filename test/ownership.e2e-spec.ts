@@ -8,7 +8,7 @@ function routeServes(port: number, instanceId: string): Promise<boolean> {
     let text = '';
     socket.setTimeout(5_000, () => socket.destroy());
     socket.once('connect', () => socket.write('GET / HTTP/1.0\r\nHost: x\r\n\r\n'));
-    socket.on('data', (d) => (text += d));
+    socket.on('data', (d: Buffer) => (text += d.toString()));
     socket.on('close', () => resolve(text.includes(instanceId)));
     socket.on('error', () => resolve(false));
   });

@@ -219,7 +219,7 @@ describe('npm start', () => {
     // started and replaces them: connections are refused only while it does.
     it('restarts a SIGKILLed edge; routes serve again within seconds', async () => {
       const running = loops();
-      let killed = 0;
+      let killed: number;
       try {
         await answered(running, 20);
         const [edge] = servicePids('edge');

@@ -65,7 +65,8 @@ export class EdgeService {
 
   async start(): Promise<void> {
     await this.connect();
-    setInterval(() => this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
+    // reload() and connect() never reject: each logs its own failure and retries.
+    setInterval(() => void this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
     // SIGHUP too: a closed terminal must not leave the HAProxy processes running.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => this.stop());
     this.log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
@@ -80,7 +81,7 @@ export class EdgeService {
       db.on('end', () => this.lost(db, new Error('connection ended')));
       await db.connect();
       await db.query(`LISTEN ${EDGE_CHANNEL}`);
-      db.on('notification', () => this.reload());
+      db.on('notification', () => void this.reload());
       this.db = db;
       this.log('info', 'edge connected to PostgreSQL');
       await this.reload();
@@ -88,7 +89,7 @@ export class EdgeService {
       // Connected but LISTEN refused, say: this client goes; the next attempt makes its own.
       if (this.db !== db) db.end().catch(() => undefined);
       this.log('warn', 'PostgreSQL unreachable; serving the last known state', { err: String(err) });
-      setTimeout(() => this.connect(), 1_000).unref();
+      setTimeout(() => void this.connect(), 1_000).unref();
     } finally {
       this.connecting = false;
     }
@@ -100,7 +101,7 @@ export class EdgeService {
     db.end().catch(() => undefined);
     if (this.stopping) return;
     this.log('warn', 'lost PostgreSQL; serving the last known state', { err: String(err) });
-    setTimeout(() => this.connect(), 1_000).unref();
+    setTimeout(() => void this.connect(), 1_000).unref();
   }
 
   /** Coalesces: one reload at a time, and one more if anything changed meanwhile. */

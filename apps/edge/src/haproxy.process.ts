@@ -83,13 +83,13 @@ export class HaproxyProcess {
     rmSync(this.socket, { force: true });
 
     // In the edge's process group and session, not detached: in a session of
-    // its own (the kernel's scheduler autogroups by session) host routing
-    // measured 0.73-0.77 of a like HAProxy in bench:edge, against 0.95-1.00.
+    // its own (the kernel's scheduler autogroups by session) host routing is
+    // markedly slower (bench/README.md, "HAProxy in a session of its own").
     // So a terminal's Ctrl-C reaches it beside the edge; see the exit below.
     const child = spawn(bin, ['-f', this.config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let output = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (d: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d: string) => {
       output = (output + d).slice(-4_000);
       for (const line of d.split('\n')) {
         if (/\[(ALERT|WARNING)\]/.test(line) && !this.opts.routine?.test(line) && !SIGHUP_DUMP.test(line)) {

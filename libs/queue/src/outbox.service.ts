@@ -24,7 +24,7 @@ export function resourceJob<N extends JobName>(
 
 /** The outbox row of a job: name, id and payload (ids only). */
 export function outboxEntryOf(job: PendingJob): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'> {
-  return { jobName: job.name, jobId: job.jobId, payload: job.payload as Record<string, string | number> };
+  return { jobName: job.name, jobId: job.jobId, payload: job.payload };
 }
 
 /**

@@ -7,8 +7,8 @@ export const REDIS_DEADLINE_MS = 1_500;
 
 /** Redis did not answer in time or refused: the caller answers 503 or leaves the work to the relay. */
 export class RedisUnavailableError extends Error {
-  constructor(what: string, cause?: unknown) {
-    super(`Redis is unavailable (${what}${cause ? `: ${cause instanceof Error ? cause.message : String(cause)}` : ''})`);
+  constructor(what: string, cause?: Error | string) {
+    super(`Redis is unavailable (${what}${cause ? `: ${cause instanceof Error ? cause.message : cause}` : ''})`);
     this.name = 'RedisUnavailableError';
   }
 }

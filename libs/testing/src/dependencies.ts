@@ -129,7 +129,7 @@ function makeSystemUser(name: string): SystemUser {
     execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', name], { stdio: 'pipe' });
   } catch (err) {
     // Made meanwhile by a suite of another slot.
-    if (!lookupUser(name)) throw new Error(`cannot create system user ${name}: ${(err as { stderr?: Buffer }).stderr ?? err}`);
+    if (!lookupUser(name)) throw new Error(`cannot create system user ${name}: ${String((err as { stderr?: Buffer }).stderr ?? err)}`, { cause: err });
   }
   return lookupUser(name)!;
 }

@@ -249,7 +249,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
  * a cluster or an HA database relies on when its worker job repeats a step
  * or finds the listener gone. `id` gives a new listener id each call.
  */
-export function loadBalancerContract(name: string, subject: () => { driver: LoadBalancerDriver; id(): string }): void {
+export function loadBalancerContract(name: string, subject: () => { driver: LoadBalancerDriver; id: () => string }): void {
   describe(`load-balancer contract: ${name}`, () => {
     const listener = (id: string): ListenerSpec => ({ id, address: '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: '127.0.0.1', port });

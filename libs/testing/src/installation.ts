@@ -2,7 +2,7 @@ import { loadConfig } from '@stratus/core';
 import { existingInstallationId, hostNames, HostAccounts, installationCgroups, PacketFilter, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { killInstancesUnder, unmountUnder } from './processes';

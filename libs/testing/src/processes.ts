@@ -31,7 +31,7 @@ export function markedLeadersUnder(marker: string, dataDir: string, dir: string)
   if (!installation) return result;
   for (const [id, leaders] of scanMarkedLeaders(marker, installation)) {
     for (const leader of leaders) {
-      let cwd = '';
+      let cwd: string;
       try {
         cwd = readlinkSync(`/proc/${leader.pid}/cwd`);
       } catch {

@@ -13,7 +13,7 @@ interface TcpSocket {
 function tcpSockets(): TcpSocket[] {
   const rows: TcpSocket[] = [];
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {

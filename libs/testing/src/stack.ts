@@ -81,8 +81,8 @@ export class TestStack {
       env: { ...process.env, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
     this.processes.set(service, child);
     if (service === 'api') {
       await booted(child, 'the api to answer /ready', async () => (await this.http.get('/ready')).status === 200);

@@ -7,15 +7,15 @@ export async function waitFor<T>(
   { timeoutMs = 30_000, intervalMs = 100 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown;
+  let last: Error | undefined;
   while (Date.now() < deadline) {
     try {
       const value = await probe();
-      if (value !== undefined && value !== false) return value as T;
+      if (value !== undefined && value !== false) return value;
     } catch (err) {
       last = err;
     }
     await sleep(intervalMs);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last}` : ''}`);
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }

@@ -7,7 +7,6 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, OperatorCredential } from '@stratus/core';
 import { ALL_QUEUES } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { FastifyInstance } from 'fastify';
 import { envelope } from '../http/error-envelope';
 
 export const DASHBOARD_PATH = '/admin/queues';
@@ -26,7 +25,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
     queues: ALL_QUEUES.map((name) => new BullMQAdapter(app.get<Queue>(getQueueToken(name), { strict: false }))),
     serverAdapter: board,
   });
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify = app.getHttpAdapter().getInstance();
   await fastify.register(async (scope) => {
     await scope.register(basicAuth, {
       validate: async (user, password) => {

@@ -30,7 +30,7 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
   }
 
   handleRequest<T>(err: unknown, principal: T, info: unknown): T {
-    if (err) throw err;
+    if (err) throw err as Error; // passport's strategy fails with an Error
     if (!principal) {
       const reason = info instanceof Error ? info.message : 'missing bearer token';
       throw new UnauthorizedException(`invalid token: ${reason}`);

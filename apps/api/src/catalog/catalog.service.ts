@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
-import { columnOf, Flavor, hotFindOne, hotQuery, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
+import { columnOf, EntityClass, Flavor, hotFindOne, hotQuery, Image, Keypair, Network, SecurityGroup, selectAll } from '@stratus/core';
 import { DataSource, ObjectLiteral } from 'typeorm';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
 
@@ -86,9 +86,9 @@ export class CatalogService {
     return toPage(rows, limit, (r) => String(r[key]), present);
   }
 
-  private readonly pageSqls = new Map<Function, string>();
+  private readonly pageSqls = new Map<EntityClass, string>();
 
-  private pageSql(entity: Function, key: string): string {
+  private pageSql(entity: EntityClass, key: string): string {
     let sql = this.pageSqls.get(entity);
     if (!sql) {
       const column = columnOf(this.dataSource, entity, key);

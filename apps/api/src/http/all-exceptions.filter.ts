@@ -51,7 +51,7 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
         ? response
         : Array.isArray((response as { message?: unknown }).message)
           ? ((response as { message: string[] }).message).join('; ')
-          : String((response as { message?: unknown }).message ?? exception.message);
+          : String((response as { message?: string | number }).message ?? exception.message);
     return [status, envelope(status, message)];
   }
   // As Neutron answers a port create on a full subnet (IpAddressGenerationFailure): the

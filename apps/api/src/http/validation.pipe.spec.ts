@@ -10,7 +10,7 @@ class SearchQuery {
 
 describe('StrictValidationPipe on queries', () => {
   const pipe = new StrictValidationPipe();
-  const asQuery = (metatype: Function) => ({ type: 'query' as const, metatype: metatype as never, data: undefined });
+  const asQuery = (metatype: new () => object) => ({ type: 'query' as const, metatype: metatype as never, data: undefined });
 
   it('answers an empty query with the class instance, the first time and after', async () => {
     for (let i = 0; i < 3; i++) {

@@ -44,7 +44,7 @@ export class StrictValidationPipe extends ValidationPipe {
   }
 
   /** Query classes for which an empty query string has passed validation: it always will again. */
-  private readonly emptyQueryValid = new WeakSet<Function>();
+  private readonly emptyQueryValid = new WeakSet<object>();
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {

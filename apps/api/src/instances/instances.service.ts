@@ -4,7 +4,6 @@ import {
   compareAndSet,
   Instance,
   INSTANCE_CAS,
-  InstanceStatus,
   leaseAddress,
   Principal,
 } from '@stratus/core';
@@ -68,7 +67,7 @@ export class InstancesService {
         dname: dto.dname ?? null,
         userData: dto.user_data ?? null,
         address,
-        status: 'BUILD' as InstanceStatus,
+        status: 'BUILD',
         statusReason: null,
         generation: 1,
         metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { AppConfig, compareAndSet, OutboxEntry, Principal, Volume, VOLUME_CAS, VolumeStatus } from '@stratus/core';
+import { AppConfig, CasPatch, compareAndSet, OutboxEntry, Principal, Volume, VOLUME_CAS, VolumeStatus } from '@stratus/core';
 import { OutboxService, resourceJob } from '@stratus/queue';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -48,7 +48,7 @@ export class VolumesService {
       name: spec.name,
       description: spec.description,
       sizeGb: spec.sizeGb,
-      status: 'creating' as VolumeStatus,
+      status: 'creating',
       statusReason: null,
       instanceId: spec.attachTo ?? null,
       attachmentId: spec.attachTo ? randomUUID() : null,
@@ -100,7 +100,7 @@ export class VolumesService {
       throw new ConflictException(`volume ${volume.id} is already attached to instance ${volume.instanceId} (attachment ${volume.attachmentId})`);
     }
     if (volume.status !== 'available') throw new ConflictException(`volume ${volume.id} is ${volume.status}: only an available volume can be attached`);
-    return this.move(volume, 'attaching', 'volume.attach', { instance_id: instance.id, attachment_id: randomUUID(), status_reason: null });
+    return this.move(volume, 'attaching', 'volume.attach', { instanceId: instance.id, attachmentId: randomUUID(), statusReason: null });
   }
 
   async detach(dto: DetachVolumeDto, principal: Principal): Promise<Volume> {
@@ -117,7 +117,7 @@ export class VolumesService {
 
   /** One compare-and-set plus its job; a concurrent change answers 409 rather than acting on stale state. */
   /** The volume after `transition`; a change beside it since it was read is a 409. */
-  private async move(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach', patch: Record<string, unknown> = {}): Promise<Volume> {
+  private async move(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach', patch: CasPatch<Volume> = {}): Promise<Volume> {
     if (!(await this.transition(row, to, job, patch))) throw new ConflictException(`volume ${row.id} changed meanwhile; try again`);
     return this.dataSource.getRepository(Volume).findOneByOrFail({ id: row.id });
   }
@@ -127,7 +127,7 @@ export class VolumesService {
     row: Volume,
     to: VolumeStatus,
     job: 'volume.attach' | 'volume.detach' | 'volume.delete',
-    patch: Record<string, unknown> = {},
+    patch: CasPatch<Volume> = {},
   ): Promise<boolean> {
     const next = row.generation + 1;
     const entry = await this.dataSource.transaction(async (m) => {

@@ -56,7 +56,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (job.name !== 'database.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const { databaseId, generation } = job.data;
     await compareAndSet(this.dataSource.manager, DATABASE_CAS, databaseId, 'provisioning', 'error', generation, {
-      status_reason: `provisioning failed after ${job.attemptsMade} attempts: ${err.message}`,
+      statusReason: `provisioning failed after ${job.attemptsMade} attempts: ${err.message}`,
     });
   }
 
@@ -70,12 +70,12 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     await this.packetFilter.admit(row.address, row.securityGroupIds);
     await withDriverErrors(
       () => this.driver.ensureRunning(serverSpecOf(row)),
-      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { status_reason: reason }),
+      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
     );
     // Published only now: a floating_ip always answers.
     const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
-      floating_ip: row.address,
-      status_reason: null,
+      floatingIp: row.address,
+      statusReason: null,
     });
     if (!moved) await this.reconciler.removeIfUnwanted(row);
   }

@@ -46,7 +46,7 @@ export class DatabasesReconciler {
         case 'provisioning':
           if (row.provisionDeadline && row.provisionDeadline.getTime() < Date.now()) {
             const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'provisioning', 'error', row.generation, {
-              status_reason: 'provisioning did not finish before its deadline',
+              statusReason: 'provisioning did not finish before its deadline',
             });
             if (failed) await this.driver.delete(databaseServerKey(row));
           } else {
@@ -78,7 +78,7 @@ export class DatabasesReconciler {
     } catch (err) {
       if (!(err instanceof DriverError && err.terminal)) throw err;
       await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {
-        status_reason: `the server stopped and could not be restarted: ${err.message}`,
+        statusReason: `the server stopped and could not be restarted: ${err.message}`,
       });
     }
   }

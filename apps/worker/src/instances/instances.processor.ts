@@ -70,7 +70,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     if (job.name !== 'instance.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const { instanceId, generation } = job.data;
     await compareAndSet(this.dataSource.manager, INSTANCE_CAS, instanceId, 'BUILD', 'ERROR', generation, {
-      status_reason: `build failed after ${job.attemptsMade} attempts: ${err.message}`,
+      statusReason: `build failed after ${job.attemptsMade} attempts: ${err.message}`,
     });
   }
 
@@ -92,7 +92,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
           flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
         }),
       (reason) =>
-        compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { status_reason: reason }),
+        compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );
     if (!observed.ready) throw new StillBooting(id);
     // Its uid is known now: ACTIVE means its groups are in force.
@@ -101,7 +101,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     // merged in SQL, not copied from `row`: metadata may have changed during
     // the build (proxy hosts, update-dns).
     const moved = await this.dataSource.transaction(async (manager) => {
-      const ok = await compareAndSet(manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, { status_reason: null });
+      const ok = await compareAndSet(manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, { statusReason: null });
       if (ok) {
         await manager.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [
           id,

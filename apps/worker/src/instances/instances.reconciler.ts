@@ -48,16 +48,16 @@ export class InstancesReconciler {
       switch (row.status) {
         case 'ACTIVE':
           if (!running) {
-            await compareAndSet(m, INSTANCE_CAS, row.id, 'ACTIVE', 'SHUTOFF', row.generation, { status_reason: 'the instance process exited' });
+            await compareAndSet(m, INSTANCE_CAS, row.id, 'ACTIVE', 'SHUTOFF', row.generation, { statusReason: 'the instance process exited' });
           }
           break;
         case 'SHUTOFF':
-          if (running) await compareAndSet(m, INSTANCE_CAS, row.id, 'SHUTOFF', 'ACTIVE', row.generation, { status_reason: null });
+          if (running) await compareAndSet(m, INSTANCE_CAS, row.id, 'SHUTOFF', 'ACTIVE', row.generation, { statusReason: null });
           break;
         case 'BUILD':
           if (row.buildDeadline && row.buildDeadline.getTime() < Date.now()) {
             const failed = await compareAndSet(m, INSTANCE_CAS, row.id, 'BUILD', 'ERROR', row.generation, {
-              status_reason: 'build did not finish before its deadline',
+              statusReason: 'build did not finish before its deadline',
             });
             if (failed) await this.driver.delete(row.id);
           } else {

@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
-import { compareAndSet, Instance, Volume, VOLUME_CAS } from '@stratus/core';
+import { CasPatch, compareAndSet, Instance, Volume, VOLUME_CAS } from '@stratus/core';
 import { DriverError, VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { OutboxService, QUEUES, resourceJob } from '@stratus/queue';
 import { DelayedError, Job } from 'bullmq';
@@ -53,7 +53,7 @@ export class VolumesProcessor extends WorkerHost {
     if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const { volumeId, generation } = job.data;
     const reason = `${job.name} failed after ${job.attemptsMade} attempts: ${err.message}`;
-    if (job.name === 'volume.create') await this.cas(volumeId, 'creating', 'error', generation, { status_reason: reason });
+    if (job.name === 'volume.create') await this.cas(volumeId, 'creating', 'error', generation, { statusReason: reason });
     if (job.name === 'volume.attach') await this.attachFailed(volumeId, generation, reason);
     if (job.name === 'volume.detach') await this.detachFailed(volumeId, generation, reason);
   }
@@ -63,10 +63,10 @@ export class VolumesProcessor extends WorkerHost {
     if (!row || row.status !== 'creating' || row.generation !== generation) return;
     await withDriverErrors(
       () => this.driver.create(id, row.sizeGb),
-      (reason) => this.cas(id, 'creating', 'error', generation, { status_reason: reason }),
+      (reason) => this.cas(id, 'creating', 'error', generation, { statusReason: reason }),
     );
     if (!row.instanceId) {
-      await this.cas(id, 'creating', 'available', generation, { status_reason: null });
+      await this.cas(id, 'creating', 'available', generation, { statusReason: null });
       return;
     }
     // Created with an instance: attach it next, as a job of its own.
@@ -96,7 +96,7 @@ export class VolumesProcessor extends WorkerHost {
         }),
       (reason) => this.attachFailed(id, generation, reason),
     );
-    await this.cas(id, 'attaching', 'in-use', generation, { status_reason: null, attached_at: new Date() });
+    await this.cas(id, 'attaching', 'in-use', generation, { statusReason: null, attachedAt: new Date() });
   }
 
   private async detach(id: string, generation: number): Promise<void> {
@@ -106,7 +106,7 @@ export class VolumesProcessor extends WorkerHost {
       () => this.driver.detach(id, row.instanceId),
       (reason) => this.detachFailed(id, generation, reason),
     );
-    await this.cas(id, 'detaching', 'available', generation, { instance_id: null, attachment_id: null, attached_at: null, status_reason: null });
+    await this.cas(id, 'detaching', 'available', generation, { instanceId: null, attachmentId: null, attachedAt: null, statusReason: null });
   }
 
   private async delete(id: string, generation: number): Promise<void> {
@@ -119,7 +119,7 @@ export class VolumesProcessor extends WorkerHost {
 
   /** Still attached (the instance keeps its link to it): back to in-use, with the reason, to be detached again. */
   private detachFailed(id: string, generation: number, reason: string) {
-    return this.cas(id, 'detaching', 'in-use', generation, { status_reason: `detach failed: ${reason}` });
+    return this.cas(id, 'detaching', 'in-use', generation, { statusReason: `detach failed: ${reason}` });
   }
 
   /** The volume is fine, just not attached: back to available, with the reason. */
@@ -127,9 +127,9 @@ export class VolumesProcessor extends WorkerHost {
     const row = await this.load(id);
     if (row?.instanceId) await this.driver.detach(id, row.instanceId).catch(() => undefined);
     await this.cas(id, 'attaching', 'available', generation, {
-      status_reason: `attach failed: ${reason}`,
-      instance_id: null,
-      attachment_id: null,
+      statusReason: `attach failed: ${reason}`,
+      instanceId: null,
+      attachmentId: null,
     });
   }
 
@@ -137,7 +137,7 @@ export class VolumesProcessor extends WorkerHost {
     return this.dataSource.getRepository(Volume).findOneBy({ id });
   }
 
-  private cas(id: string, from: Volume['status'], to: Volume['status'], generation: number, patch: Record<string, unknown>) {
+  private cas(id: string, from: Volume['status'], to: Volume['status'], generation: number, patch: CasPatch<Volume>) {
     return compareAndSet(this.dataSource.manager, VOLUME_CAS, id, from, to, generation, patch);
   }
 }

@@ -43,10 +43,10 @@ export class VolumesReconciler {
         continue;
       }
       const released = await compareAndSet(this.dataSource.manager, VOLUME_CAS, o.id, 'in-use', 'available', o.generation, {
-        instance_id: null,
-        attachment_id: null,
-        attached_at: null,
-        status_reason: `detached: instance ${o.instance_id} was deleted`,
+        instanceId: null,
+        attachmentId: null,
+        attachedAt: null,
+        statusReason: `detached: instance ${o.instance_id} was deleted`,
       });
       if (released) this.logger.log({ volume: o.id, instance: o.instance_id }, 'released the attachment of a deleted instance');
     }

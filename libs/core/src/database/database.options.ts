@@ -14,7 +14,7 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'
     synchronize: false,
     logging: false,
     // pg closes idle connections after 10 s; a burst after a quiet spell (a create's
-    // lookups run in parallel) then waits ~10 ms per new backend: DATABASE_POOL_MIN
+    // lookups run in parallel) then waits for new backends (bench/README.md): DATABASE_POOL_MIN
     // stay open. A connection (new, or a free one of the pool) not had in 20 s fails
     // the request with a 503 rather than holding it while PostgreSQL is out of reach.
     // Not shorter: pg's one timeout covers waiting for a busy pool too, and a burst of

@@ -1,21 +1,78 @@
-import { Pool } from 'pg';
+import { Pool, PoolConfig } from 'pg';
 import { DataSource, ObjectLiteral } from 'typeorm';
-import { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 /*
  * Statements on the paths clients hit most (listing pages, the status a
  * client polls, the create a client then waits on) skip TypeORM's query
  * builder and query runner: their SQL is built from the entity's metadata
- * and sent to the driver's pg pool as is, for a fraction of the CPU of
- * `findOneBy`, `save` or `DataSource.query` (bench/README.md). Rows come back
- * as plain objects under the entity's property names, with pg's parsing of
- * each type (timestamps as Date, json parsed): all that presenters read.
+ * and sent to a pg pool as is, for a fraction of the CPU of `findOneBy`,
+ * `save` or `DataSource.query` (bench/README.md). Rows come back as plain
+ * objects under the entity's property names, with pg's parsing of each type
+ * (timestamps as Date, json parsed): all that presenters read.
  */
 
-const selects = new WeakMap<DataSource, Map<Function, string>>();
+/** A class of an entity, as `getMetadata` takes it. */
+export type EntityClass = new () => ObjectLiteral;
+
+const pools = new WeakMap<DataSource, Pool>();
+
+/**
+ * The pool hot statements go to: pg's own, made on first use from the data
+ * source's options (the same URL and `extra`: size, application name,
+ * connect timeout), not TypeORM's, whose pool is no public API. So a process
+ * that uses them has two pools, each of up to DATABASE_POOL_MAX connections.
+ */
+function hotPool(dataSource: DataSource): Pool {
+  let pool = pools.get(dataSource);
+  if (!pool) {
+    const options = dataSource.options as PostgresConnectionOptions;
+    pool = new Pool({
+      connectionString: options.url,
+      host: options.host,
+      port: options.port,
+      user: options.username,
+      password: typeof options.password === 'string' ? options.password : undefined,
+      database: options.database,
+      ssl: options.ssl as PoolConfig['ssl'],
+      ...(options.extra as object),
+      // Never what keeps a process alive: a script or suite that destroyed its
+      // data source ends without waiting for these idle connections to time out.
+      allowExitOnIdle: true,
+    });
+    // A connection PostgreSQL closed while idle (restart, pg_terminate_backend):
+    // pg drops it and the next statement opens another. Unheard, it would end the process.
+    pool.on('error', () => undefined);
+    pools.set(dataSource, pool);
+    closesWithDataSource(dataSource);
+  }
+  return pool;
+}
+
+const wrapped = new WeakSet<DataSource>();
+
+/**
+ * The hot pool lives as long as its data source: whoever destroys the data
+ * source (Nest at shutdown, a suite, the setup script) closes it too, without
+ * knowing it exists. Else its DATABASE_POOL_MIN connections would stay open
+ * for the life of the process, one set per data source a test run made.
+ */
+function closesWithDataSource(dataSource: DataSource): void {
+  if (wrapped.has(dataSource)) return;
+  wrapped.add(dataSource);
+  const destroy = dataSource.destroy.bind(dataSource);
+  dataSource.destroy = async () => {
+    const pool = pools.get(dataSource);
+    pools.delete(dataSource);
+    await pool?.end();
+    return destroy();
+  };
+}
+
+const selects = new WeakMap<DataSource, Map<EntityClass, string>>();
 
 /** `SELECT <every column AS its property> FROM <table>`, built once; the caller appends WHERE and the rest. */
-export function selectAll(dataSource: DataSource, entity: Function): string {
+export function selectAll(dataSource: DataSource, entity: EntityClass): string {
   let byEntity = selects.get(dataSource);
   if (!byEntity) selects.set(dataSource, (byEntity = new Map()));
   let sql = byEntity.get(entity);
@@ -28,14 +85,13 @@ export function selectAll(dataSource: DataSource, entity: Function): string {
 }
 
 /** The quoted column of an entity's property, for WHERE and ORDER BY. */
-export function columnOf(dataSource: DataSource, entity: Function, property: string): string {
+export function columnOf(dataSource: DataSource, entity: EntityClass, property: string): string {
   return `"${dataSource.getMetadata(entity).findColumnWithPropertyName(property)!.databaseName}"`;
 }
 
-/** Runs one statement on the driver's pool; `E` types its rows. */
+/** Runs one statement on the data source's hot pool; `E` types its rows. */
 export async function hotQuery<E extends ObjectLiteral>(dataSource: DataSource, sql: string, params: unknown[]): Promise<E[]> {
-  const pool: Pool = (dataSource.driver as PostgresDriver).master;
-  return (await pool.query<E>(sql, params)).rows;
+  return (await hotPool(dataSource).query<E>(sql, params)).rows;
 }
 
 const finds = new WeakMap<DataSource, Map<string, string>>();
@@ -105,7 +161,7 @@ export async function insertTogether<T extends readonly RowInsert[]>(dataSource:
   });
   const sql = `WITH ${ctes.join(', ')} SELECT * FROM ${inserts.map((_, i) => `i${i}`).join(', ')}`;
   const [joined] = await hotQuery<ObjectLiteral>(dataSource, sql, params);
-  const rows = inserts.map(() => ({}) as ObjectLiteral);
+  const rows: ObjectLiteral[] = inserts.map(() => ({}));
   for (const [alias, value] of Object.entries(joined)) {
     const dot = alias.indexOf('.');
     rows[Number(alias.slice(0, dot))][alias.slice(dot + 1)] = value;

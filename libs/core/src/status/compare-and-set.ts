@@ -1,34 +1,52 @@
-import { EntityManager } from 'typeorm';
+import { EntityManager, ObjectLiteral } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
 import { canTransition, IllegalTransitionError, Transitions } from './transitions';
 
-export interface CasTarget<S extends string> {
-  table: string;
+export interface CasTarget<S extends string, E extends ObjectLiteral> {
+  entity: new () => E;
   transitions: Transitions<S>;
 }
+
+/**
+ * What a move writes besides status and updated_at: the entity's own
+ * properties, so a renamed or mistyped column fails to compile rather than
+ * in the database.
+ */
+export type CasPatch<E extends ObjectLiteral> = Partial<Omit<E, 'id' | 'status' | 'updatedAt'>>;
 
 /**
  * Moves one row from `from` to `to` only if it is still in `from` at
  * `generation`. Returns false when another actor got there first, so a late
  * or duplicated job can never move a resource backwards.
  */
-export async function compareAndSet<S extends string>(
+export async function compareAndSet<S extends string, E extends ObjectLiteral>(
   manager: EntityManager,
-  target: CasTarget<S>,
+  target: CasTarget<S, E>,
   id: string | number,
   from: S,
   to: S,
   generation: number,
-  patch: Record<string, unknown> = {},
+  patch: CasPatch<E> = {},
 ): Promise<boolean> {
   if (!canTransition(target.transitions, from, to)) throw new IllegalTransitionError(from, to);
-  const columns = Object.keys(patch);
-  const sets = columns.map((c, i) => `"${c}" = $${i + 5}`);
+  const meta = manager.connection.getMetadata(target.entity);
+  const properties = Object.keys(patch).filter((p) => (patch as ObjectLiteral)[p] !== undefined);
+  const columns = properties.map((p) => {
+    const column = meta.findColumnWithPropertyName(p);
+    if (!column) throw new Error(`${meta.name} has no column for ${p}`);
+    return column;
+  });
+  const sets = columns.map((c, i) => `"${c.databaseName}" = $${i + 5}`);
   const sql =
-    `UPDATE "${target.table}" SET status = $1, updated_at = now()` +
+    `UPDATE "${meta.tableName}" SET status = $1, updated_at = now()` +
     (sets.length ? `, ${sets.join(', ')}` : '') +
     ` WHERE id = $2 AND status = $3 AND generation = $4 RETURNING id`;
-  const params = [to, id, from, generation, ...columns.map((c) => patch[c])];
+  const values = columns.map((c, i) => {
+    const value = (patch as ObjectLiteral)[properties[i]];
+    // As insertTogether: pg would send a JS array as a PostgreSQL array, wrong for json.
+    return c.type === 'jsonb' || c.type === 'json' ? JSON.stringify(value) : value;
+  });
+  const params = [to, id, from, generation, ...values];
   // Outside a transaction (a worker's status update, on the path to `ready`) it is a hot query.
   const rows = manager.queryRunner ? (await manager.query(sql, params))[0] : await hotQuery(manager.connection, sql, params);
   return Array.isArray(rows) ? rows.length === 1 : false;

@@ -93,7 +93,7 @@ export class HostAccounts {
       try {
         await run('groupdel', [group]);
       } catch (err) {
-        if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot remove group ${group}: ${String(err.stderr ?? err).trim()}`);
+        if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot remove group ${group}: ${String(err.stderr ?? err).trim()}`, { cause: err });
         await sleep(LOCK_RETRY_MS * (1 + Math.random()));
       }
     }
@@ -111,7 +111,7 @@ export class HostAccounts {
         try {
           await run('groupadd', ['--system', name]);
         } catch (err) {
-          if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot create group ${name}: ${String(err.stderr ?? err).trim()}`);
+          if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot create group ${name}: ${String(err.stderr ?? err).trim()}`, { cause: err });
           await sleep(LOCK_RETRY_MS * (1 + Math.random()));
         }
       }
@@ -179,7 +179,7 @@ async function ensureAccount(name: string, command: (name: string) => [string, s
       await run(bin, args);
     } catch (err) {
       // Locked by another useradd, or made meanwhile by one (then found above).
-      if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot create user ${name}: ${String(err.stderr ?? err).trim()}`);
+      if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot create user ${name}: ${String(err.stderr ?? err).trim()}`, { cause: err });
       await sleep(LOCK_RETRY_MS * (1 + Math.random()));
     }
   }
@@ -191,7 +191,7 @@ async function removeAccount(name: string): Promise<void> {
       // -f: a process that died but is not reaped yet still counts as the user's for userdel.
       await run('userdel', ['-f', name]);
     } catch (err) {
-      if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot remove user ${name}: ${String(err.stderr ?? err).trim()}`);
+      if (attempt >= LOCK_ATTEMPTS) throw new Error(`cannot remove user ${name}: ${String(err.stderr ?? err).trim()}`, { cause: err });
       await sleep(LOCK_RETRY_MS * (1 + Math.random()));
     }
   }

@@ -352,7 +352,7 @@ function parseCidr(text: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
 
 /** The network of a CIDR (nft refuses host bits in a prefix). */
 function cidrText([addr, bits]: [ipaddr.IPv4 | ipaddr.IPv6, number]): string {
-  const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${addr}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${addr}/${bits}`);
+  const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${addr.toString()}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${addr.toString()}/${bits}`);
   return `${network.toString()}/${bits}`;
 }
 

@@ -21,7 +21,10 @@ export function fakeBootLog(dataDir: string): string {
 
 /** The env the fake reads (a worker started by a test cannot be handed a control object). */
 function controlFromEnv(config: AppConfig, env: NodeJS.ProcessEnv = process.env): FakeControl {
-  const ms = (name: string) => (env[name] && /^\d+$/.test(env[name]!) ? Number(env[name]) : undefined);
+  const ms = (name: string) => {
+    const value = env[name];
+    return value && /^\d+$/.test(value) ? Number(value) : undefined;
+  };
   return new FakeControl({
     bootMs: ms('FAKE_PROVIDER_BOOT_MS'),
     databaseStartMs: ms('FAKE_PROVIDER_DATABASE_START_MS'),

@@ -27,8 +27,9 @@ export interface LocalDatabaseOptions {
 const POLL_MS = 10;
 /**
  * Readiness is probed every READY_POLL_MIN_MS at first (a probe is one local
- * connect; Redis is up a few ms after spawn, so a 10 ms step was up to half
- * its start), backing off to POLL_MS for slow starters.
+ * connect; Redis is up so soon after spawn that a POLL_MS step was a large
+ * share of its start: bench/README.md, databases), backing off to POLL_MS for
+ * slow starters.
  */
 const READY_POLL_MIN_MS = 2;
 const STOP_GRACE_MS = 10_000;

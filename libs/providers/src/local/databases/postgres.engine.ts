@@ -50,8 +50,7 @@ let copySeq = 0;
  * installation's admin password.
  *
  * The copy is ~970 files, and on some disks creating files is most of a
- * server's start (0.8 ms a file measured in one checkout: 700 ms of a 1 s
- * create). With `keepCopies` the worker keeps copies made ahead in
+ * server's start (bench/README.md, "Spares, second pass"). With `keepCopies` the worker keeps copies made ahead in
  * `<templates>/copies/` and a create renames one into place; each copy is a
  * plain folder identical to its template, so any worker may take any.
  */
@@ -190,7 +189,7 @@ export class PostgresEngine implements LocalEngine {
   private refillCopies(dist: PostgresDistribution, template: string, runAs: RunAs): void {
     if (this.copiesWanted === 0 || this.refilling.has(dist.id)) return;
     this.refilling.add(dist.id);
-    setTimeout(async () => {
+    const refill = async (): Promise<void> => {
       let scratch = '';
       try {
         mkdirSync(this.copiesDir, { recursive: true, mode: 0o710 });
@@ -208,7 +207,9 @@ export class PostgresEngine implements LocalEngine {
       } finally {
         this.refilling.delete(dist.id);
       }
-    }, COPY_REFILL_DELAY_MS).unref();
+    };
+    // Fire and forget: refill catches its own failures (a create without a copy makes its own).
+    setTimeout(() => void refill(), COPY_REFILL_DELAY_MS).unref();
   }
 
   private async admin<T>(paths: ServerPaths, database: string, work: (c: Client) => Promise<T>): Promise<T> {

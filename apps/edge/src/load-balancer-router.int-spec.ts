@@ -61,7 +61,7 @@ function tcpRequest(port: number, n: number): Promise<{ name?: string; error?: s
     s.setTimeout(10_000, () => s.destroy(new Error('no answer in 10 s')));
     s.on('connect', () => s.write(request));
     s.on('data', (d) => {
-      text += d;
+      text += String(d);
       const name = text.slice(0, text.indexOf('\n'));
       if (text.includes('\n') && text === `${name}\n${request}`) {
         s.destroy();
@@ -80,7 +80,7 @@ function greeted(port: number): Promise<{ name: string; socket: Socket }> {
     let text = '';
     socket.setTimeout(10_000, () => socket.destroy(new Error('no greeting in 10 s')));
     socket.on('data', (d) => {
-      text += d;
+      text += String(d);
       if (!text.includes('\n')) return;
       socket.setTimeout(0);
       resolve({ name: text.slice(0, text.indexOf('\n')), socket });

@@ -156,7 +156,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
   it("a new driver removes the spares of a worker that is gone, and keeps another live worker's", async () => {
     const mine = runningSpares(dir);
     // A gone owner: the pid of a process that has exited.
-    const gone = spawnSync('true').pid!;
+    const gone = spawnSync('true').pid;
     const orphanDir = join(dir, `spare-redis-${gone}-0-1`);
     mkdirSync(orphanDir);
     const orphan = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });

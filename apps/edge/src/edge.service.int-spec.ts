@@ -36,7 +36,7 @@ function knock(port: number): Promise<string> {
     const s = connect({ host: HOST, port });
     let text = '';
     s.setTimeout(5_000, () => s.destroy());
-    s.on('data', (d) => (text += d));
+    s.on('data', (d) => (text += String(d)));
     s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : 'closed'));
     s.on('close', () => resolve(text.trim() || 'closed'));
   });

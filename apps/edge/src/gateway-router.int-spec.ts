@@ -38,8 +38,8 @@ function knock(port: number): Promise<string> {
     let text = '';
     s.setTimeout(3_000, () => s.destroy());
     s.on('connect', () => s.write('knock\n'));
-    s.on('data', (d) => {
-      text += d;
+    s.on('data', (d: Buffer) => {
+      text += d.toString();
       if (text.includes('\n')) s.destroy();
     });
     s.on('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED' ? 'refused' : 'closed'));
@@ -84,7 +84,7 @@ describe('GatewayRouter', () => {
   let target: Server;
   let targetPort: number;
   /** Answers a line with `<name>: <line>`. */
-  let named: Server[] = [];
+  const named: Server[] = [];
   /** The target's side of each connection, by the edge's port on it. */
   const targetSockets = new Map<number, Socket>();
   /** What the router logged. */
@@ -95,7 +95,7 @@ describe('GatewayRouter', () => {
 
   /** A target that answers every line with its name. */
   async function namedTarget(name: string): Promise<number> {
-    const server = createServer((s) => s.on('data', (d) => s.write(`${name}: ${d}`)));
+    const server = createServer((s) => s.on('data', (d: Buffer) => s.write(`${name}: ${d.toString()}`)));
     named.push(server);
     return listen(server);
   }
