@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lookupUser, SystemUser } from '@stratus/core';
+import { Client } from 'pg';
 import { REPO_ROOT } from './test-env';
 import { accepts } from './sockets';
 import { freePort } from './stack';
@@ -112,6 +113,20 @@ export class OwnPostgres extends OwnServer {
     const args = ['-D', join(this.dir, 'data'), '-p', String(this.port), '-h', '127.0.0.1', '-k', join(this.dir, 'socket'), '-c', 'fsync=off'];
     const child = spawn(join(BIN, 'postgres'), args, { uid: this.uid, gid: this.gid, stdio: 'ignore' });
     await this.started(child, `postgres on ${this.port}`);
+    // It takes connections before it takes queries ("the database system is starting up").
+    await waitFor(`postgres on ${this.port} to answer a query`, async () => {
+      if (!this.running) throw new Error(`postgres on ${this.port}: exited with ${child.exitCode ?? child.signalCode}`);
+      const client = new Client({ connectionString: this.url('postgres') });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }, { timeoutMs: 60_000, intervalMs: 100 });
   }
 
   /** Stops the server and removes its files. */

@@ -54,6 +54,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
     GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
     EDGE_THREADS: '2',
+    // The api waits this long for the edge to serve a new route: a loaded machine's edge can take
+    // more than the 5 s default, and no suite waits on the edge being absent.
+    GATEWAY_BIND_TIMEOUT_MS: '30000',
     // Under jest a suite runs several installations' processes and its own
     // data sources on the machine's PostgreSQL, and another slot's suite may
     // run beside it: small pools keep both under its max_connections (100).
