@@ -43,3 +43,5 @@ export * from './dns/instance-domains';
 export * from './database/hot-queries';
 export * from './database/constraint-violation';
 export * from './system/system-user';
+export * from './errors/domain-errors';
+export * from './outbox/job-outbox';
