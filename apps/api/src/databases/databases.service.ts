@@ -1,7 +1,9 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import {
   AddressLease,
+  allInOrder,
   AppConfig,
+  CatalogLookups,
   compareAndSet,
   DATABASE_CAS,
   DatabaseEngine,
@@ -21,8 +23,6 @@ import {
 } from '@stratus/core';
 import { outboxEntryOf, OutboxService, resourceJob } from '@stratus/queue';
 import { DataSource } from 'typeorm';
-import { CatalogService } from '../catalog/catalog.service';
-import { allInOrder } from '../http/all-in-order';
 import { DatabaseRequest } from './managed-database-fields.dto';
 
 /** What each engine is called in messages. */
@@ -49,7 +49,7 @@ export interface CreatedDatabase {
 export class DatabasesService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly catalog: CatalogService,
+    private readonly catalog: CatalogLookups,
     private readonly outbox: OutboxService,
     private readonly config: AppConfig,
   ) {}

@@ -1,10 +1,8 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { AppConfig, canBind, Certificate, EdgeNode, GatewayRoute, isForeignKeyViolation, isPortConflict, isUniqueViolation, notifyEdge, Principal } from '@stratus/core';
+import { AppConfig, canBind, Certificate, EdgeNode, GatewayRoute, isForeignKeyViolation, isPortConflict, isUniqueViolation, notifyEdge, Principal, projectScope, RouteTargetChecks } from '@stratus/core';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
-import { projectScope } from '../auth/project-scope';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
-import { RouteTargets } from './route-target';
 
 const BIND_POLL_MS = 20;
 /** The foreign key from a route to the lease of its target (migration RouteTargetLease). */
@@ -21,7 +19,7 @@ export class GatewayService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
-    private readonly targets: RouteTargets,
+    private readonly targets: RouteTargetChecks,
   ) {}
 
   get host(): string {
