@@ -9,7 +9,6 @@ import { AnalyticsController, CacheController, DatabasesController } from './dat
 import { DatabasesService } from './databases/databases.service';
 import { DnsController } from './dns/dns.controller';
 import { GatewayController } from './gateway/gateway.controller';
-import { GatewayService } from './gateway/gateway.service';
 import { HealthController } from './health/health.controller';
 import { InstancesController } from './instances/instances.controller';
 import { VolumesController } from './volumes/volumes.controller';
@@ -24,6 +23,6 @@ import { VolumesController } from './volumes/volumes.controller';
     CoreModule.register({ outbox: OutboxService, shadowedByWildcard }),
   ],
   controllers: [HealthController, CatalogController, InstancesController, VolumesController, GatewayController, DnsController, DatabasesController, CacheController, AnalyticsController],
-  providers: [OutboxService, CatalogService, GatewayService, DatabasesService],
+  providers: [OutboxService, CatalogService, DatabasesService],
 })
 export class ApiModule {}

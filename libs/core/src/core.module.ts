@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { CatalogLookups } from './catalog/catalog.lookups';
 import { ProxyHostLifecycle } from './dns/proxy-host.lifecycle';
+import { GatewayRouteLifecycle } from './gateway/gateway-route.lifecycle';
 import { RouteTargetChecks, SHADOWED_BY_WILDCARD, ShadowedByWildcard } from './gateway/route-target.checks';
 import { InstanceLifecycle } from './instances/instance.lifecycle';
 import { JobOutbox } from './outbox/job-outbox';
@@ -14,7 +15,7 @@ export interface CoreModuleOptions {
   shadowedByWildcard: ShadowedByWildcard;
 }
 
-const LIVES = [CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle];
+const LIVES = [CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle, GatewayRouteLifecycle];
 
 /**
  * Every resource's life (create, delete, state moves), for the api's routes

@@ -54,3 +54,4 @@ export * from './instances/instance.lifecycle';
 export * from './volumes/volume.lifecycle';
 export * from './dns/proxy-host.lifecycle';
 export * from './core.module';
+export * from './gateway/gateway-route.lifecycle';
