@@ -6,13 +6,13 @@ import { AuthModule } from './auth/auth.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { CatalogService } from './catalog/catalog.service';
 import { AnalyticsController, CacheController, DatabasesController } from './databases/databases.controller';
-import { DatabasesService } from './databases/databases.service';
 import { DnsController } from './dns/dns.controller';
 import { GatewayController } from './gateway/gateway.controller';
 import { HealthController } from './health/health.controller';
 import { InstancesController } from './instances/instances.controller';
 import { VolumesController } from './volumes/volumes.controller';
 
+/** Routes only: each resource's life is libs/core's (CoreModule), which the controllers call. */
 @Module({
   imports: [
     ConfigModule,
@@ -23,6 +23,6 @@ import { VolumesController } from './volumes/volumes.controller';
     CoreModule.register({ outbox: OutboxService, shadowedByWildcard }),
   ],
   controllers: [HealthController, CatalogController, InstancesController, VolumesController, GatewayController, DnsController, DatabasesController, CacheController, AnalyticsController],
-  providers: [OutboxService, CatalogService, DatabasesService],
+  providers: [CatalogService],
 })
 export class ApiModule {}

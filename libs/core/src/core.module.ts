@@ -1,5 +1,6 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { CatalogLookups } from './catalog/catalog.lookups';
+import { ManagedDatabaseLifecycle } from './databases/managed-database.lifecycle';
 import { ProxyHostLifecycle } from './dns/proxy-host.lifecycle';
 import { GatewayRouteLifecycle } from './gateway/gateway-route.lifecycle';
 import { RouteTargetChecks, SHADOWED_BY_WILDCARD, ShadowedByWildcard } from './gateway/route-target.checks';
@@ -15,7 +16,7 @@ export interface CoreModuleOptions {
   shadowedByWildcard: ShadowedByWildcard;
 }
 
-const LIVES = [CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle, GatewayRouteLifecycle];
+const LIVES = [CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle, GatewayRouteLifecycle, ManagedDatabaseLifecycle];
 
 /**
  * Every resource's life (create, delete, state moves), for the api's routes

@@ -55,3 +55,4 @@ export * from './volumes/volume.lifecycle';
 export * from './dns/proxy-host.lifecycle';
 export * from './core.module';
 export * from './gateway/gateway-route.lifecycle';
+export * from './databases/managed-database.lifecycle';

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { AddressPoolExhaustedError, DomainError, DomainErrorKind } from '@stratus/core';
+import { DomainError, DomainErrorKind } from '@stratus/core';
 import { RedisUnavailableError } from '@stratus/queue';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './error-envelope';
@@ -66,11 +66,6 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
           ? ((response as { message: string[] }).message).join('; ')
           : String((response as { message?: unknown }).message ?? exception.message);
     return [status, envelope(status, message)];
-  }
-  // As Neutron answers a port create on a full subnet (IpAddressGenerationFailure): the
-  // caller can free an address or pick another network. Nothing was created.
-  if (exception instanceof AddressPoolExhaustedError) {
-    return [409, envelope(409, `network_id: ${exception.message}; delete a server on it or use another network`)];
   }
   if (exception instanceof DomainError) {
     const status = DOMAIN_STATUS[exception.kind];
