@@ -9,14 +9,14 @@
  *   GET /v1/flavors keyset page on flavors (CatalogService.flavors, no cursor)
  *   POST /v1/instances
  *                   image, flavor, network, keypair and default security
- *                   group lookups in parallel (CatalogService.require*);
+ *                   group lookups in parallel (CatalogLookups.require*);
  *                   one transaction: address lease (leaseAddress), the
  *                   existence check TypeORM's save() makes, instance insert,
  *                   outbox insert (OutboxService.write), the generated proxy
- *                   host (DnsService.insert: insert, refreshInstanceDomains,
+ *                   host (ProxyHostLifecycle.insert: insert, refreshInstanceDomains,
  *                   notifyEdge), the re-read of the row; after commit
  *                   queue.add and the outbox dispatched_at update
- *                   (OutboxService.dispatch). See InstancesService.create.
+ *                   (OutboxService.dispatch). See InstanceLifecycle.create.
  *
  * The statements TypeORM generates were captured from its query log (TypeORM
  * 0.3, logging: ['query'] on a DataSource given to the services), and the
@@ -73,7 +73,7 @@ const SQL = {
   markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2)',
 };
 
-/** As InstancesService's generatedLabel: `<name slug>-<8 hex of the id>`, under the DNS suffix. */
+/** As InstanceLifecycle's generatedLabel: `<name slug>-<8 hex of the id>`, under the DNS suffix. */
 function generatedHostname(name: string, id: string): string {
   const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
   return `${slug || 'instance'}-${id.slice(0, 8)}.${dnsSuffix}`;

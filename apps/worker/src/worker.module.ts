@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule, DatabaseModule, LoggingModule } from '@stratus/core';
-import { ProvidersModule } from '@stratus/providers';
+import { AppConfig, ConfigModule, CoreModule, DatabaseModule, LoggingModule } from '@stratus/core';
+import { ProvidersModule, shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
 import { DatabasesProcessor } from './databases/databases.processor';
@@ -13,9 +13,19 @@ import { ScheduleKeeper } from './schedules/schedule-keeper';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { VolumesReconciler } from './volumes/volumes.reconciler';
 
-/** The worker; `register` adds the drivers of the provider the configuration names. */
+/**
+ * The worker; `register` adds the drivers of the provider the configuration
+ * names. CoreModule gives jobs the resource lives the api uses, so a job can
+ * create an instance as POST /v1/instances does (a cluster's members).
+ */
 @Module({
-  imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register()],
+  imports: [
+    ConfigModule,
+    LoggingModule.forRoot('worker'),
+    DatabaseModule,
+    QueueModule.register(),
+    CoreModule.register({ outbox: OutboxService, shadowedByWildcard }),
+  ],
   providers: [OutboxService, PacketFilterSync, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { OutboxEntry } from '@stratus/core';
+import { JobOutbox, OutboxEntry } from '@stratus/core';
 import { Queue } from 'bullmq';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { JOB_QUEUE, JobName, JobPayload, resourceJobId } from './job-catalog';
@@ -32,7 +32,7 @@ export function outboxEntryOf(job: PendingJob): Pick<OutboxEntry, 'jobName' | 'j
  * `dispatch` after commit, `relay` on a schedule for whatever dispatch missed.
  */
 @Injectable()
-export class OutboxService {
+export class OutboxService implements JobOutbox {
   private readonly logger = new Logger(OutboxService.name);
 
   constructor(
@@ -42,6 +42,15 @@ export class OutboxService {
 
   async write(manager: EntityManager, job: PendingJob): Promise<OutboxEntry> {
     return manager.getRepository(OutboxEntry).save(outboxEntryOf(job));
+  }
+
+  /** JobOutbox: what libs/core's resource lives write, by name, resource and payload. */
+  writeJob<N extends JobName>(manager: EntityManager, name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): Promise<OutboxEntry> {
+    return this.write(manager, resourceJob(name, resourceId, payload));
+  }
+
+  jobEntry<N extends JobName>(name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'> {
+    return outboxEntryOf(resourceJob(name, resourceId, payload));
   }
 
   /**

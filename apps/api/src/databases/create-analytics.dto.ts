@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { DatabaseRequest, Identifier, ManagedDatabaseFieldsDto, OptionalBoolean, Password } from './managed-database-fields.dto';
+import { DatabaseRequest } from '@stratus/core';
+import { Identifier, ManagedDatabaseFieldsDto, OptionalBoolean, Password } from './managed-database-fields.dto';
 
 /** POST /v1/analytics: a ClickHouse server. */
 export class CreateAnalyticsDto extends ManagedDatabaseFieldsDto {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { REDIS_VERSIONS } from '@stratus/core';
-import { DatabaseRequest, ManagedDatabaseFieldsDto, Password, Version } from './managed-database-fields.dto';
+import { DatabaseRequest, REDIS_VERSIONS } from '@stratus/core';
+import { ManagedDatabaseFieldsDto, Password, Version } from './managed-database-fields.dto';
 
 /** POST /v1/cache: a Redis server. `ha` is not a field here, so sending it fails validation. */
 export class CreateCacheDto extends ManagedDatabaseFieldsDto {

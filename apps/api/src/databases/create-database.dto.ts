@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { canonicalExtension, POSTGRES_EXTENSION_ALIASES, POSTGRES_EXTENSIONS, POSTGRES_VERSIONS } from '@stratus/core';
+import { canonicalExtension, DatabaseRequest, POSTGRES_EXTENSION_ALIASES, POSTGRES_EXTENSIONS, POSTGRES_VERSIONS } from '@stratus/core';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, ValidateBy, ValidationArguments } from 'class-validator';
-import { DatabaseRequest, Identifier, ManagedDatabaseFieldsDto, OptionalBoolean, Password, Version } from './managed-database-fields.dto';
+import { Identifier, ManagedDatabaseFieldsDto, OptionalBoolean, Password, Version } from './managed-database-fields.dto';
 
 const ALLOWED = `${POSTGRES_EXTENSIONS.join(', ')} (alias: ${Object.entries(POSTGRES_EXTENSION_ALIASES)
   .map(([alias, name]) => `${alias} for ${name}`)

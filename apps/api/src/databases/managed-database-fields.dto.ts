@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { DatabaseRequest } from '@stratus/core';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, IsNotIn } from 'class-validator';
 import { OptionalStringArray, RequiredString } from '../http/field.decorators';
 
@@ -36,22 +37,6 @@ export const Version = (allowed: readonly string[]) =>
   applyDecorators(IsOptional(), IsString(), IsIn(allowed as string[], { message: `must be one of ${allowed.join(', ')}` }));
 
 export const OptionalBoolean = () => applyDecorators(IsOptional(), IsBoolean());
-
-/** The request each kind's DTO turns into, defaults applied. */
-export interface DatabaseRequest {
-  name: string;
-  dbName: string | null;
-  dbUser: string | null;
-  password: string | undefined;
-  version: string | null;
-  extensions: string[];
-  superuser: boolean;
-  ha: boolean;
-  flavorId: string;
-  networkId: string;
-  keypairName: string;
-  securityGroupNames: string[] | undefined;
-}
 
 /** Placement fields every kind has. */
 export abstract class ManagedDatabaseFieldsDto {

@@ -1,11 +1,9 @@
 import { Delete, Get, HttpCode, Param, UseInterceptors } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOperation } from '@nestjs/swagger';
-import { DatabaseEngine, Principal } from '@stratus/core';
+import { DatabaseEngine, DatabaseRequest, ManagedDatabaseLifecycle, Principal } from '@stratus/core';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { presentCreated, presentDatabase } from './database.presenter';
-import { DatabasesService } from './databases.service';
-import { DatabaseRequest } from './managed-database-fields.dto';
 import { ProvisioningRetryAfterInterceptor } from './retry-after.interceptor';
 
 /**
@@ -18,7 +16,7 @@ import { ProvisioningRetryAfterInterceptor } from './retry-after.interceptor';
 export abstract class ManagedDatabasesController {
   protected abstract readonly engine: DatabaseEngine;
 
-  constructor(protected readonly databases: DatabasesService) {}
+  constructor(protected readonly databases: ManagedDatabaseLifecycle) {}
 
   protected async created(request: DatabaseRequest, principal: Principal) {
     const { row, password } = await this.databases.create(this.engine, request, principal);

@@ -1,17 +1,25 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@stratus/core';
+import { AppConfig, InstanceLifecycle, Principal, ProxyHostLifecycle } from '@stratus/core';
 import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateProxyHostDto, UpdateDnsDto, UpdateProxyHostDto } from './dns.dto';
-import { DnsService } from './dns.service';
 import { presentProxyHost } from './proxy-host.presenter';
 
 @ApiTags('dns')
 @BearerAuth()
 @Controller('api/cloud/dns')
 export class DnsController {
-  constructor(private readonly dns: DnsService) {}
+  constructor(
+    private readonly proxyHosts: ProxyHostLifecycle,
+    private readonly instances: InstanceLifecycle,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** Where the edge serves proxy hosts, for their `url`. */
+  private get httpPort(): number {
+    return this.config.EDGE_HTTP_PORT;
+  }
 
   @Post('create')
   @ApiOperation({ summary: 'Create a proxy host: a name the edge routes to a port of one of your instances' })
@@ -19,7 +27,7 @@ export class DnsController {
   @ApiForbiddenResponse({ description: "another project's instance" })
   @ApiConflictResponse({ description: 'the name is taken' })
   async create(@Body() dto: CreateProxyHostDto, @CurrentPrincipal() principal: Principal) {
-    return presentProxyHost(await this.dns.create(dto, principal), this.dns.httpPort);
+    return presentProxyHost(await this.proxyHosts.create(dto, principal), this.httpPort);
   }
 
   @Post('update-dns')
@@ -27,14 +35,14 @@ export class DnsController {
   @ApiOperation({ summary: "Merge string values into an instance's metadata (as GET /v1/instances shows it)" })
   @ApiForbiddenResponse({ description: "another project's instance" })
   updateDns(@Body() dto: UpdateDnsDto, @CurrentPrincipal() principal: Principal) {
-    return this.dns.updateDns(dto, principal);
+    return this.instances.mergeMetadata(dto.instanceId, dto.metadata, principal);
   }
 
   @Get('list')
   @PublicRoute()
   @ApiOperation({ summary: "Proxy hosts: with a token your project's; without one (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH) every project's" })
   async list(@CurrentPrincipal() principal: Principal | undefined) {
-    return (await this.dns.list(principal)).map((p) => presentProxyHost(p, this.dns.httpPort));
+    return (await this.proxyHosts.list(principal)).map((p) => presentProxyHost(p, this.httpPort));
   }
 
   @Get('proxy-hosts/:proxyHostId')
@@ -42,7 +50,7 @@ export class DnsController {
   @ApiBadRequestResponse({ description: 'not a proxy host id' })
   @ApiNotFoundResponse({ description: 'no such proxy host (or, with a token, not one of your project)' })
   async get(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined) {
-    return presentProxyHost(await this.dns.get(id, principal), this.dns.httpPort);
+    return presentProxyHost(await this.proxyHosts.get(id, principal), this.httpPort);
   }
 
   @Put('proxy-hosts/:proxyHostId')
@@ -50,13 +58,13 @@ export class DnsController {
   @ApiOperation({ summary: 'Change forwardPort and/or domain (body: {updateData: {...}})' })
   @ApiConflictResponse({ description: 'the new name is taken' })
   async update(@Param('proxyHostId') id: string, @Body() dto: UpdateProxyHostDto, @CurrentPrincipal() principal: Principal | undefined) {
-    return presentProxyHost(await this.dns.update(id, dto.updateData, principal), this.dns.httpPort);
+    return presentProxyHost(await this.proxyHosts.update(id, dto.updateData, principal), this.httpPort);
   }
 
   @Delete('proxy-hosts/:proxyHostId')
   @PublicRoute()
   async delete(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined) {
-    await this.dns.delete(id, principal);
+    await this.proxyHosts.delete(id, principal);
     return { message: 'Proxy host deleted successfully' };
   }
 }

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { NewProxyHost, ProxyHostChanges } from '@stratus/core';
 import { IsDefined, IsObject, ValidateBy, ValidateNested } from 'class-validator';
 import { OptionalInt, OptionalString, RequiredInt, RequiredString } from '../http/field.decorators';
 
-export class CreateProxyHostDto {
+export class CreateProxyHostDto implements NewProxyHost {
   @ApiProperty()
   @RequiredString(64)
   instanceId: string;
@@ -17,7 +18,7 @@ export class CreateProxyHostDto {
   domain?: string;
 }
 
-export class ProxyHostUpdateFields {
+export class ProxyHostUpdateFields implements ProxyHostChanges {
   @ApiPropertyOptional({ minimum: 1, maximum: 65535 })
   @OptionalInt(1, 65535)
   forwardPort?: number;

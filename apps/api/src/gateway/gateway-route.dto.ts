@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { NewGatewayRoute } from '@stratus/core';
 import { OptionalInt, RequiredInt, RequiredString } from '../http/field.decorators';
 
-export class CreateGatewayRouteDto {
+export class CreateGatewayRouteDto implements NewGatewayRoute {
   @ApiProperty({ description: 'address traffic is forwarded to; must be inside the allowed networks (the instance networks by default)' })
   @RequiredString(64)
   targetIp: string;

@@ -1,35 +1,39 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@stratus/core';
+import { AppConfig, GatewayRouteLifecycle, Principal } from '@stratus/core';
 import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
 import { presentRoute } from './gateway-route.presenter';
-import { GatewayService } from './gateway.service';
+import { presentGatewayHealth } from './gateway-health.presenter';
 
 @ApiTags('gateway')
 @BearerAuth()
 @Controller('api/cloud/gateway')
 export class GatewayController {
-  constructor(private readonly gateway: GatewayService) {}
+  constructor(
+    private readonly routes: GatewayRouteLifecycle,
+    private readonly config: AppConfig,
+  ) {}
 
   @Get('available-port')
   @ApiOperation({ summary: 'A port of the gateway range that no route uses and that can be bound now' })
   async availablePort() {
-    return { port: await this.gateway.availablePort(), host: this.gateway.host };
+    return { port: await this.routes.availablePort(), host: this.config.GATEWAY_HOST };
   }
 
   @Get('used-ports')
   @ApiOperation({ summary: "Ports of the gateway held by your project's routes (available-port avoids every project's)" })
   async usedPorts(@CurrentPrincipal() principal: Principal) {
-    const ports = await this.gateway.usedPorts(principal);
+    const ports = await this.routes.usedPorts(principal);
     return { ports, count: ports.length };
   }
 
   @Get('health')
   @ApiOperation({ summary: 'The edge: reachable or not, listeners expected versus bound' })
-  health(@CurrentPrincipal() principal: Principal) {
-    return this.gateway.health(principal);
+  async health(@CurrentPrincipal() principal: Principal) {
+    const [node, routes] = await Promise.all([this.routes.liveEdge(), this.routes.routes(principal)]);
+    return presentGatewayHealth(node, routes, this.config);
   }
 
   @Post('create')
@@ -40,7 +44,7 @@ export class GatewayController {
   @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
   @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
   async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {
-    return presentRoute(await this.gateway.create(dto, principal), this.gateway.host);
+    return presentRoute(await this.routes.create(dto, principal), this.config.GATEWAY_HOST);
   }
 
   @Delete('routes/:port')
@@ -48,7 +52,7 @@ export class GatewayController {
   @ApiOperation({ summary: 'Delete the route on a port; its listener closes (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH; with a token, only your own)' })
   @ApiNotFoundResponse({ description: 'no route of yours on that port' })
   async delete(@Param('port') port: string, @CurrentPrincipal() principal: Principal | undefined) {
-    const deleted = await this.gateway.delete(port, principal);
+    const deleted = await this.routes.delete(port, principal);
     return { message: `Route on port ${deleted} deleted successfully`, port: deleted };
   }
 }

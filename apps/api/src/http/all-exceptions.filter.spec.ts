@@ -1,5 +1,6 @@
+import { Conflict, Forbidden, Invalid, NotFound, Unavailable } from '@stratus/core';
 import { RedisUnavailableError } from '@stratus/queue';
-import { unavailableDependency } from './all-exceptions.filter';
+import { toEnvelope, unavailableDependency } from './all-exceptions.filter';
 
 const DB_PORT = 5433;
 
@@ -29,5 +30,18 @@ describe('unavailableDependency', () => {
     ['a string', 'boom'],
   ])('none: %s', (_label, err) => {
     expect(unavailableDependency(err, DB_PORT)).toBeNull();
+  });
+});
+
+describe('toEnvelope of domain errors', () => {
+  it.each([
+    [new Invalid('image_id', 'image "x" does not exist'), 400, 'bad_request', 'image_id: image "x" does not exist'],
+    [new Invalid([{ field: 'metadata.a', message: 'is managed' }, { field: 'metadata.b', message: 'is managed' }]), 400, 'bad_request', 'metadata.a: is managed; metadata.b: is managed'],
+    [new Forbidden('instance i belongs to another project'), 403, 'forbidden', 'instance i belongs to another project'],
+    [new NotFound('volume v not found'), 404, 'not_found', 'volume v not found'],
+    [new Conflict('port 1 is already used by another route'), 409, 'conflict', 'port 1 is already used by another route'],
+    [new Unavailable('the edge cannot serve a route'), 503, 'service_unavailable', 'the edge cannot serve a route'],
+  ])('%s', (err, status, code, message) => {
+    expect(toEnvelope(err)).toEqual([status, { error: { code, message } }]);
   });
 });

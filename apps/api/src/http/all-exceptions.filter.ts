@@ -1,15 +1,28 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { AddressPoolExhaustedError } from '@stratus/core';
+import { DomainError, DomainErrorKind } from '@stratus/core';
 import { RedisUnavailableError } from '@stratus/queue';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './error-envelope';
 
 /**
+ * The status of each kind of libs/core's domain errors: the one place a
+ * resource's refusal becomes HTTP.
+ */
+const DOMAIN_STATUS: Readonly<Record<DomainErrorKind, number>> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+};
+
+/**
  * Every failure of every route ends here and leaves as the error envelope.
- * Anything that is not an HttpException is a bug: logged with its stack,
- * answered 500 with no internals. An HttpException's message is ours and
- * meant for the caller, a 503's included (what is unavailable, and why).
- * PostgreSQL or Redis out of reach is not a bug either: a 503 that names it.
+ * Anything that is neither an HttpException nor a DomainError is a bug:
+ * logged with its stack, answered 500 with no internals. The message of
+ * either is ours and meant for the caller, a 503's included (what is
+ * unavailable, and why). PostgreSQL or Redis out of reach is not a bug
+ * either: a 503 that names it.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -30,7 +43,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       : toEnvelope(exception);
     if (dependency) {
       this.logger.warn({ request_id: request.id, url: request.url, err: String(exception) }, `${dependency} is unavailable`);
-    } else if (status >= 500 && !(exception instanceof HttpException)) {
+    } else if (status >= 500 && !(exception instanceof HttpException) && !(exception instanceof DomainError)) {
       this.logger.error({ err: exception, request_id: request.id, url: request.url }, 'unhandled error');
     } else if (status >= 500) {
       this.logger.warn({ request_id: request.id, url: request.url, status, message: body.error.message }, 'answered with a server error');
@@ -54,10 +67,9 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
           : String((response as { message?: string | number }).message ?? exception.message);
     return [status, envelope(status, message)];
   }
-  // As Neutron answers a port create on a full subnet (IpAddressGenerationFailure): the
-  // caller can free an address or pick another network. Nothing was created.
-  if (exception instanceof AddressPoolExhaustedError) {
-    return [409, envelope(409, `network_id: ${exception.message}; delete a server on it or use another network`)];
+  if (exception instanceof DomainError) {
+    const status = DOMAIN_STATUS[exception.kind];
+    return [status, envelope(status, exception.message)];
   }
   // Fastify's own errors (parsing, limits) carry a statusCode.
   const statusCode = (exception as { statusCode?: unknown })?.statusCode;

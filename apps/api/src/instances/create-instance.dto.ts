@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { NewInstance } from '@stratus/core';
 import { IsObject, IsString, Matches, ValidateBy, ValidateNested } from 'class-validator';
 import { Omittable, OptionalString, OptionalStringArray, RequiredInt, RequiredString } from '../http/field.decorators';
 
@@ -25,7 +26,7 @@ const IsPort = () =>
     },
   });
 
-export class CreateInstanceDto {
+export class CreateInstanceDto implements NewInstance {
   @ApiProperty({ maxLength: 255 })
   @RequiredString()
   name: string;

@@ -1,17 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@stratus/core';
+import { InstanceLifecycle, Principal } from '@stratus/core';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateInstanceDto } from './create-instance.dto';
 import { presentCreated, presentDetail, presentListItem } from './instance.presenter';
-import { InstancesService } from './instances.service';
 
 @ApiTags('instances')
 @ApiKeyAuth()
 @Controller('v1/instances')
 export class InstancesController {
-  constructor(private readonly instances: InstancesService) {}
+  constructor(private readonly instances: InstanceLifecycle) {}
 
   @Post()
   @HttpCode(202)

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { NewVolume } from '@stratus/core';
 import { OptionalString, RequiredInt, RequiredString } from '../http/field.decorators';
 
-export class CreateVolumeDto {
+export class CreateVolumeDto implements NewVolume {
   @ApiProperty({ maxLength: 255 })
   @RequiredString()
   name: string;

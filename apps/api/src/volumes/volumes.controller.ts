@@ -1,18 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@stratus/core';
+import { Principal, VolumeLifecycle } from '@stratus/core';
 import { BearerAuth } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
 import { presentAttachment, presentVolume } from './volume.presenter';
-import { VolumesService } from './volumes.service';
 
 @ApiTags('volumes')
 @BearerAuth()
 @ApiForbiddenResponse({ description: "another project's instance (another project's volume is 404, as a missing one)" })
 @Controller('api/cloud/volumes')
 export class VolumesController {
-  constructor(private readonly volumes: VolumesService) {}
+  constructor(private readonly volumes: VolumeLifecycle) {}
 
   @Post('create')
   @ApiOperation({ summary: 'Create a volume (size in GiB); it is `creating` until the provider has made it, then `available`' })
@@ -40,7 +39,7 @@ export class VolumesController {
   @ApiOperation({ summary: 'Attach to an instance; the result carries the attachment id that detach takes' })
   @ApiConflictResponse({ description: 'already attached, or not available' })
   async attach(@Body() dto: AttachVolumeDto, @CurrentPrincipal() principal: Principal) {
-    return presentAttachment(await this.volumes.attach(dto, principal));
+    return presentAttachment(await this.volumes.attach(dto.volume_id, dto.instance_id, principal));
   }
 
   @Post('detach')
@@ -48,7 +47,7 @@ export class VolumesController {
   @ApiBadRequestResponse({ description: 'the attachment id is not the volume\'s' })
   @ApiConflictResponse({ description: 'the volume is not attached' })
   async detach(@Body() dto: DetachVolumeDto, @CurrentPrincipal() principal: Principal) {
-    const volume = await this.volumes.detach(dto, principal);
+    const volume = await this.volumes.detach(dto.volume_id, dto.attachment_id, principal);
     return { ...presentAttachment(volume), attachment_id: dto.attachment_id };
   }
 }

@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
 import { isUniqueViolation } from '../database/constraint-violation';
+import { Conflict } from '../errors/domain-errors';
 import { AddressLease } from './address-lease.entity';
 
 /*
@@ -86,4 +87,17 @@ export class AddressPoolExhaustedError extends Error {
   constructor(pool: string) {
     super(`no free address left in ${pool}`);
   }
+}
+
+/**
+ * For `.catch` on a create's lease: a full pool is a Conflict naming the
+ * create's `network_id`, as Neutron answers a port create on a full subnet
+ * (IpAddressGenerationFailure): the caller can free an address or pick
+ * another network. Nothing was created. Anything else is rethrown.
+ */
+export function networkFull(err: unknown): never {
+  if (err instanceof AddressPoolExhaustedError) {
+    throw new Conflict(`network_id: ${err.message}; delete a server on it or use another network`);
+  }
+  throw err;
 }

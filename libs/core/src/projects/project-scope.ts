@@ -1,4 +1,4 @@
-import { Principal } from '@stratus/core';
+import { Principal } from './projects.service';
 
 /**
  * The rows a request may act on: its token's project's, or, for an endpoint

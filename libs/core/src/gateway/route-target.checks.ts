@@ -1,7 +1,19 @@
-import { BadRequestException, Injectable } from '@nestjs/common';
-import { AppConfig, checkTargetIp, findLeaseHolder, Instance, LeaseHolder } from '@stratus/core';
-import { shadowedByWildcard } from '@stratus/providers';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app.config';
+import { Invalid } from '../errors/domain-errors';
+import { Instance } from '../instances/instance.entity';
+import { findLeaseHolder, LeaseHolder } from './lease-holder';
+import { checkTargetIp } from './target-ip';
+
+/**
+ * Whether a connection to `address:port` would land on a host service
+ * listening on the wildcard address. The provider knows (libs/providers'
+ * shadowedByWildcard for the local one); libs/providers depends on libs/core,
+ * so the process hands it in through CoreModule.register.
+ */
+export type ShadowedByWildcard = (address: string, port: number) => boolean;
+export const SHADOWED_BY_WILDCARD = Symbol('SHADOWED_BY_WILDCARD');
 
 /**
  * Where a gateway route or a proxy host may send traffic: only to an
@@ -11,24 +23,25 @@ import { DataSource } from 'typeorm';
  * route's targetIp:targetPort.
  */
 @Injectable()
-export class RouteTargets {
+export class RouteTargetChecks {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    @Inject(SHADOWED_BY_WILDCARD) private readonly shadowedByWildcard: ShadowedByWildcard,
   ) {}
 
   /**
    * A route's targetIp and targetPort: the canonical address and the lease
-   * (resource id) that holds it, or 400. An address nobody holds and another
+   * (resource id) that holds it, or Invalid. An address nobody holds and another
    * project's answer alike, so the answer tells nothing about other
    * projects' addresses.
    */
   async address(targetIp: string, targetPort: number, projectId: string): Promise<{ address: string; lease: string }> {
     const verdict = checkTargetIp(targetIp, this.config.gatewayAllowedNetworks);
-    if (!verdict.ok) throw new BadRequestException(`targetIp: ${verdict.reason}`);
+    if (!verdict.ok) throw new Invalid('targetIp', verdict.reason);
     const holder = await findLeaseHolder(this.dataSource, verdict.address);
     if (!holder || holder.projectId !== projectId) {
-      throw new BadRequestException(`targetIp: ${verdict.address} is not the address of an instance or database of your project`);
+      throw new Invalid('targetIp', `${verdict.address} is not the address of an instance or database of your project`);
     }
     this.checkListener(holder, verdict.address, targetPort, 'targetPort');
     return { address: verdict.address, lease: holder.resourceId };
@@ -42,7 +55,7 @@ export class RouteTargets {
   async instancePort(instance: Pick<Instance, 'id' | 'address'>, port: number, portField: string): Promise<void> {
     const holder = await findLeaseHolder(this.dataSource, instance.address);
     if (!holder || holder.resourceId !== instance.id) {
-      throw new BadRequestException(`instanceId: instance ${instance.id} holds no address now (it is being deleted)`);
+      throw new Invalid('instanceId', `instance ${instance.id} holds no address now (it is being deleted)`);
     }
     this.checkListener(holder, instance.address, port, portField);
   }
@@ -54,9 +67,10 @@ export class RouteTargets {
    * all is fine (the resource may start its server later).
    */
   private checkListener(holder: LeaseHolder, address: string, port: number, field: string): void {
-    if (shadowedByWildcard(address, port)) {
-      throw new BadRequestException(
-        `${field}: ${address}:${port} would reach a service of the host listening on all addresses, not the ${holder.kind}; ` +
+    if (this.shadowedByWildcard(address, port)) {
+      throw new Invalid(
+        field,
+        `${address}:${port} would reach a service of the host listening on all addresses, not the ${holder.kind}; ` +
           `have the ${holder.kind} listen on ${address} itself`,
       );
     }

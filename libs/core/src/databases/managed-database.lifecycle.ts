@@ -1,29 +1,37 @@
-import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import {
-  AddressLease,
-  AppConfig,
-  compareAndSet,
-  DATABASE_CAS,
-  DatabaseEngine,
-  databaseServerKey,
-  ENGINE_PORTS,
-  generateDatabasePassword,
-  hotFindOne,
-  hotQuery,
-  insertTogether,
-  isUniqueViolation,
-  ManagedDatabase,
-  OutboxEntry,
-  Principal,
-  scramSha256Verifier,
-  sha256Hex,
-  withFreeAddress,
-} from '@stratus/core';
-import { outboxEntryOf, OutboxService, resourceJob } from '@stratus/queue';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CatalogService } from '../catalog/catalog.service';
-import { allInOrder } from '../http/all-in-order';
-import { DatabaseRequest } from './managed-database-fields.dto';
+import { AddressLease } from '../addresses/address-lease.entity';
+import { networkFull, withFreeAddress } from '../addresses/address-pool';
+import { CatalogLookups } from '../catalog/catalog.lookups';
+import { AppConfig } from '../config/app.config';
+import { isUniqueViolation } from '../database/constraint-violation';
+import { hotFindOne, hotQuery, insertTogether } from '../database/hot-queries';
+import { allInOrder } from '../errors/all-in-order';
+import { Conflict, Forbidden, NotFound } from '../errors/domain-errors';
+import { JobOutbox } from '../outbox/job-outbox';
+import { OutboxEntry } from '../outbox/outbox.entity';
+import { Principal } from '../projects/projects.service';
+import { generateDatabasePassword, scramSha256Verifier, sha256Hex } from '../secrets/password-verifiers';
+import { compareAndSet } from '../status/compare-and-set';
+import { DATABASE_CAS } from './database-cas';
+import { DatabaseEngine, ENGINE_PORTS } from './database-engines';
+import { databaseServerKey, ManagedDatabase } from './managed-database.entity';
+
+/** The request each collection's create turns into, defaults applied. */
+export interface DatabaseRequest {
+  name: string;
+  dbName: string | null;
+  dbUser: string | null;
+  password: string | undefined;
+  version: string | null;
+  extensions: string[];
+  superuser: boolean;
+  ha: boolean;
+  flavorId: string;
+  networkId: string;
+  keypairName: string;
+  securityGroupNames: string[] | undefined;
+}
 
 /** What each engine is called in messages. */
 export const ENGINE_NOUN: Readonly<Record<DatabaseEngine, string>> = {
@@ -41,16 +49,17 @@ export interface CreatedDatabase {
 }
 
 /**
- * The three managed database collections share one life: validate, store
- * the spec with only the password's verifier, queue the provisioning job
- * (ids only), and answer with the password once.
+ * The life the three managed database collections share: validate, store
+ * the spec with only the password's verifier, lease the address and queue
+ * the provisioning job (ids only) with it, and answer with the password
+ * once; delete moves the server to deleting for the worker to tear down.
  */
 @Injectable()
-export class DatabasesService {
+export class ManagedDatabaseLifecycle {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly catalog: CatalogService,
-    private readonly outbox: OutboxService,
+    private readonly catalog: CatalogLookups,
+    private readonly outbox: JobOutbox,
     private readonly config: AppConfig,
   ) {}
 
@@ -69,7 +78,6 @@ export class DatabasesService {
 
     // The server's key names its lease and its job, so it is known before the insert.
     const key = databaseServerKey({ engine, id });
-    const job = resourceJob('database.create', key, { databaseId: id, generation: 1 });
     try {
       // Row, lease and outbox entry in one statement: the create is one round trip to PostgreSQL.
       const [row, , entry] = await withFreeAddress(this.dataSource, network.cidr, (address) =>
@@ -103,14 +111,14 @@ export class DatabasesService {
             },
           },
           { entity: AddressLease, values: { address, resourceKind: engine, resourceId: key } },
-          { entity: OutboxEntry, values: outboxEntryOf(job) },
+          { entity: OutboxEntry, values: this.outbox.jobEntry('database.create', key, { databaseId: id, generation: 1 }) },
         ]),
-      );
+      ).catch(networkFull);
       this.outbox.dispatch([entry]);
       return { row, password };
     } catch (err) {
       // A live server of that name in the project: the partial unique index is the one check, races included.
-      if (isUniqueViolation(err, 'live_name')) throw this.nameConflict(engine, req.name);
+      if (isUniqueViolation(err, 'live_name')) throw new Conflict(`name: a ${ENGINE_NOUN[engine]} named "${req.name}" already exists in this project`);
       throw err;
     }
   }
@@ -123,13 +131,13 @@ export class DatabasesService {
   }
 
   /**
-   * 404 when it does not exist in this collection, 403 when it is another
-   * project's. Clients poll this until `ready`, so it is a hot read.
+   * NotFound when it does not exist in this collection, Forbidden when it is
+   * another project's. Clients poll this until `ready`, so it is a hot read.
    */
   async get(engine: DatabaseEngine, id: string, principal: Principal): Promise<ManagedDatabase> {
     const row = /^\d{1,9}$/.test(id) ? await hotFindOne(this.dataSource, ManagedDatabase, { id: Number(id), engine }) : undefined;
-    if (!row) throw new NotFoundException(`${ENGINE_NOUN[engine]} ${id} not found`);
-    if (row.projectId !== principal.projectId) throw new ForbiddenException(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
+    if (!row) throw new NotFound(`${ENGINE_NOUN[engine]} ${id} not found`);
+    if (row.projectId !== principal.projectId) throw new Forbidden(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
     return row;
   }
 
@@ -141,21 +149,15 @@ export class DatabasesService {
       const next = row.generation + 1;
       const entry = await this.dataSource.transaction(async (manager) => {
         const moved = await compareAndSet(manager, DATABASE_CAS, row.id, row.status, 'deleting', row.generation, { generation: next });
-        return moved
-          ? this.outbox.write(manager, resourceJob('database.delete', databaseServerKey(row), { databaseId: row.id, generation: next }))
-          : null;
+        return moved ? this.outbox.writeJob(manager, 'database.delete', databaseServerKey(row), { databaseId: row.id, generation: next }) : null;
       });
       if (entry) return this.outbox.dispatch([entry]);
     }
-    throw new ConflictException(`${ENGINE_NOUN[engine]} ${id} is changing; try again`);
+    throw new Conflict(`${ENGINE_NOUN[engine]} ${id} is changing; try again`);
   }
 
   private async nextId(): Promise<number> {
     const [{ id }] = await hotQuery<{ id: number }>(this.dataSource, NEXT_ID, []);
     return id;
-  }
-
-  private nameConflict(engine: DatabaseEngine, name: string): ConflictException {
-    return new ConflictException(`name: a ${ENGINE_NOUN[engine]} named "${name}" already exists in this project`);
   }
 }

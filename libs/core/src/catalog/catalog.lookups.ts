@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, ObjectLiteral } from 'typeorm';
+import { columnOf, EntityClass, hotFindOne, hotQuery, selectAll } from '../database/hot-queries';
+import { Invalid } from '../errors/domain-errors';
+import { Flavor, Image, Keypair, Network, SecurityGroup } from './catalog.entities';
+
+/**
+ * Reads of the mirrored provider catalog: the references a create names
+ * (every resource that boots a server checks them, in the api and in the
+ * worker alike) and the keyset pages of the listings.
+ */
+@Injectable()
+export class CatalogLookups {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A flavor by id or by name, as SPEC.md allows either; Invalid naming `field` otherwise. */
+  async requireFlavor(idOrName: string, field: string): Promise<Flavor> {
+    return this.require(Flavor, [{ id: idOrName }, { name: idOrName }], field, `flavor "${idOrName}" does not exist`);
+  }
+
+  async requireImage(id: string, field: string): Promise<Image> {
+    return this.require(Image, { id }, field, `image "${id}" does not exist`);
+  }
+
+  async requireNetwork(id: string, field: string): Promise<Network> {
+    return this.require(Network, { id }, field, `network "${id}" does not exist`);
+  }
+
+  async requireKeypair(name: string, field: string): Promise<Keypair> {
+    return this.require(Keypair, { name }, field, `keypair "${name}" does not exist`);
+  }
+
+  /**
+   * Security groups named by id and/or name; none given means the `default`
+   * group. Returns their ids.
+   */
+  async requireSecurityGroups(ids: string[] | undefined, names: string[] | undefined): Promise<string[]> {
+    if (!ids?.length && !names?.length) names = ['default'];
+    const found: string[] = [];
+    for (const [field, values, key] of [
+      ['security_group_ids', ids ?? [], 'id'],
+      ['security_group_names', names ?? [], 'name'],
+    ] as const) {
+      for (const [i, value] of values.entries()) {
+        const group = await this.require(SecurityGroup, { [key]: value }, `${field}[${i}]`, `security group "${value}" does not exist`);
+        found.push(group.id);
+      }
+    }
+    return [...new Set(found)];
+  }
+
+  /**
+   * Up to `count` rows of `entity` ordered by `key`, after the key `after`
+   * (null: from the start). Read the hot way (database/hot-queries.ts): the
+   * catalog listings are the api's busiest reads.
+   */
+  async rowsAfter<E extends ObjectLiteral>(entity: new () => E, key: keyof E & string, after: string | null, count: number): Promise<E[]> {
+    return hotQuery<E>(this.dataSource, this.pageSql(entity, key), [after, count]);
+  }
+
+  /** The row `where` finds (a hot read: every create runs several of these), or Invalid naming `field`. */
+  private async require<E extends ObjectLiteral>(entity: new () => E, where: Partial<E> | Array<Partial<E>>, field: string, message: string): Promise<E> {
+    const row = await hotFindOne(this.dataSource, entity, where);
+    if (!row) throw new Invalid(field, message);
+    return row;
+  }
+
+  private readonly pageSqls = new Map<EntityClass, string>();
+
+  private pageSql(entity: EntityClass, key: string): string {
+    let sql = this.pageSqls.get(entity);
+    if (!sql) {
+      const column = columnOf(this.dataSource, entity, key);
+      sql = `${selectAll(this.dataSource, entity)} WHERE ($1::text IS NULL OR ${column} > $1) ORDER BY ${column} LIMIT $2`;
+      this.pageSqls.set(entity, sql);
+    }
+    return sql;
+  }
+}

@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app.config';
+import { isForeignKeyViolation, isUniqueViolation } from '../database/constraint-violation';
+import { notifyEdge } from '../edge/edge-channel';
+import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
+import { RouteTargetChecks } from '../gateway/route-target.checks';
+import { Instance } from '../instances/instance.entity';
+import { findOwnedInstance, UUID } from '../instances/owned-instance';
+import { projectScope } from '../projects/project-scope';
+import { Principal } from '../projects/projects.service';
+import { isHostname, refreshInstanceDomains } from './instance-domains';
+import { ProxyHost } from './proxy-host.entity';
+
+/** A proxy host as SPEC.md's DNS create asks for it. */
+export interface NewProxyHost {
+  instanceId: string;
+  forwardPort: number;
+  /** Omitted: `<uuid>.<suffix>`. */
+  domain?: string;
+}
+
+/** SPEC.md's `updateData`: the fields to change. */
+export interface ProxyHostChanges {
+  forwardPort?: number;
+  domain?: string;
+}
+
+/**
+ * The life of a proxy host: a public name the edge routes to a port of an
+ * instance. Active on create. Each change notifies the edge in its
+ * transaction and keeps the instance's `metadata.domains` in step.
+ *
+ * list, get, update and delete serve public endpoints (SPEC.md): without a
+ * principal they reach every project's proxy hosts; with one, only its
+ * project's, and another project's is NotFound like a missing one.
+ */
+@Injectable()
+export class ProxyHostLifecycle {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly targets: RouteTargetChecks,
+  ) {}
+
+  async create(spec: NewProxyHost, principal: Principal): Promise<ProxyHost> {
+    // The request's own faults (Invalid) before what the lookup finds (NotFound, Forbidden).
+    const hostname = spec.domain === undefined ? `${randomUUID()}.${this.config.DNS_DOMAIN_SUFFIX}` : this.hostname(spec.domain, 'domain');
+    const instance = await this.instanceOf(spec.instanceId, principal, 'instanceId');
+    await this.targets.instancePort(instance, spec.forwardPort, 'forwardPort');
+    try {
+      return await this.unique(hostname, () =>
+        this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, spec.forwardPort)),
+      );
+    } catch (err) {
+      if (isForeignKeyViolation(err)) throw new NotFound(`instance ${instance.id} not found`); // deleted meanwhile
+      throw err;
+    }
+  }
+
+  /** Inside the caller's transaction (also instance create's, for its `dname`). */
+  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number): Promise<ProxyHost> {
+    const row = await m.getRepository(ProxyHost).save({
+      hostname,
+      projectId: principal.projectId,
+      userId: principal.userId,
+      instanceId,
+      forwardPort,
+    });
+    await refreshInstanceDomains(m, instanceId);
+    await notifyEdge(m, 'hosts');
+    return row;
+  }
+
+  list(principal: Principal | undefined): Promise<ProxyHost[]> {
+    return this.dataSource.getRepository(ProxyHost).find({ where: projectScope(principal), order: { createdAt: 'DESC', id: 'ASC' } });
+  }
+
+  async get(id: string, principal: Principal | undefined): Promise<ProxyHost> {
+    if (!UUID.test(id)) throw new Invalid('proxyHostId', 'must be a UUID');
+    const row = await this.dataSource.getRepository(ProxyHost).findOneBy({ id, ...projectScope(principal) });
+    if (!row) throw new NotFound(`proxy host ${id} not found`);
+    return row;
+  }
+
+  async update(id: string, updateData: ProxyHostChanges, principal: Principal | undefined): Promise<ProxyHost> {
+    const row = await this.get(id, principal);
+    if (updateData.forwardPort === undefined && updateData.domain === undefined) {
+      throw new Invalid('updateData', 'give at least one of forwardPort, domain');
+    }
+    const hostname = updateData.domain === undefined ? row.hostname : this.hostname(updateData.domain, 'updateData.domain');
+    if (updateData.forwardPort !== undefined) {
+      const instance = await this.dataSource.getRepository(Instance).findOneBy({ id: row.instanceId });
+      if (!instance) throw new NotFound(`proxy host ${id} not found`); // its instance, and so it, deleted meanwhile
+      await this.targets.instancePort(instance, updateData.forwardPort, 'updateData.forwardPort');
+    }
+    return this.unique(hostname, () =>
+      this.dataSource.transaction(async (m) => {
+        const updated = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort });
+        if (!updated.affected) throw new NotFound(`proxy host ${id} not found`); // deleted meanwhile
+        await refreshInstanceDomains(m, row.instanceId);
+        await notifyEdge(m, 'hosts');
+        return m.getRepository(ProxyHost).findOneByOrFail({ id });
+      }),
+    );
+  }
+
+  async delete(id: string, principal: Principal | undefined): Promise<void> {
+    const row = await this.get(id, principal);
+    await this.dataSource.transaction(async (m) => {
+      await m.getRepository(ProxyHost).delete({ id });
+      await refreshInstanceDomains(m, row.instanceId);
+      await notifyEdge(m, 'hosts');
+    });
+  }
+
+  /**
+   * A requested name: a bare label gets the suffix; a full name must be
+   * under the suffix (other domains would need proof of ownership).
+   */
+  hostname(input: string, field: string): string {
+    const suffix = this.config.DNS_DOMAIN_SUFFIX;
+    let name = input.trim().toLowerCase().replace(/\.$/, '');
+    if (!name.includes('.')) name = `${name}.${suffix}`;
+    if (!isHostname(name)) throw new Invalid(field, 'must be a DNS name (letters, digits, hyphens, dots)');
+    if (!name.endsWith(`.${suffix}`)) throw new Invalid(field, `must be under .${suffix}`);
+    return name;
+  }
+
+  /** Runs a write whose unique hostname may be taken: Conflict instead of a constraint error. */
+  async unique<T>(hostname: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new Conflict(`the name ${hostname} is already taken`);
+      throw err;
+    }
+  }
+
+  /** The instance a request names: Invalid if not even an id, else as findOwnedInstance. */
+  private async instanceOf(id: string, principal: Principal, field: string): Promise<Instance> {
+    if (!UUID.test(id)) throw new Invalid(field, 'must be an instance id (UUID)');
+    return findOwnedInstance(this.dataSource, id, principal);
+  }
+}
