@@ -3,6 +3,16 @@ import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { ENTITIES } from './entities';
 
+/**
+ * A process's DATABASE_POOL_MAX and MIN are its total: half for TypeORM's
+ * pool, half for the hot statements' own (hot-queries.ts builds it from
+ * these same options), so the two pools together stay within what the
+ * operator set against PostgreSQL's max_connections.
+ */
+function half(connections: number): number {
+  return Math.ceil(connections / 2);
+}
+
 /** Schema changes only through generated migrations; never `synchronize`. */
 export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'): DataSourceOptions {
   return {
@@ -21,8 +31,8 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'
     // creates on a loaded machine waited over 5 s for a free connection (a refused
     // connect fails at once whatever this says).
     extra: {
-      max: config.DATABASE_POOL_MAX,
-      min: Math.min(config.DATABASE_POOL_MIN, config.DATABASE_POOL_MAX),
+      max: half(config.DATABASE_POOL_MAX),
+      min: half(Math.min(config.DATABASE_POOL_MIN, config.DATABASE_POOL_MAX)),
       application_name: applicationName,
       connectionTimeoutMillis: 20_000,
     },

@@ -21,7 +21,8 @@ const pools = new WeakMap<DataSource, Pool>();
  * The pool hot statements go to: pg's own, made on first use from the data
  * source's options (the same URL and `extra`: size, application name,
  * connect timeout), not TypeORM's, whose pool is no public API. So a process
- * that uses them has two pools, each of up to DATABASE_POOL_MAX connections.
+ * that uses them has two pools, each of half its DATABASE_POOL_MAX
+ * (database.options.ts).
  */
 function hotPool(dataSource: DataSource): Pool {
   let pool = pools.get(dataSource);
