@@ -1,8 +1,9 @@
-// Three projects: unit specs beside the code (*.spec.ts) that need nothing but
+// Four projects: unit specs beside the code (*.spec.ts) that need nothing but
 // Node; integration specs beside the code (*.int-spec.ts) that need what a
 // host provides (HAProxy, nft, root, PostgreSQL, Redis, the compiled dist);
-// and end-to-end suites under test/ that run the compiled api and worker as
-// real processes.
+// end-to-end suites under test/ that run the compiled api and worker as real
+// processes; and those of them about resources a provider makes, run again
+// with the worker on the fake provider (statuses move, no process is started).
 const swc = [
   '@swc/jest',
   {
@@ -15,6 +16,12 @@ const swc = [
     module: { type: 'commonjs' },
   },
 ];
+/**
+ * The suites e2e-fake runs: the resources of every driver the fake provider
+ * has (compute, volumes, load balancers under the gateway and DNS, database
+ * servers under databases, cache and analytics).
+ */
+const FAKE_PROVIDER_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics'];
 const moduleNameMapper = {
   '^@stratus/(core|queue|providers|testing)$': '<rootDir>/libs/$1/src',
 };
@@ -46,6 +53,18 @@ module.exports = {
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/global-setup.ts',
       globalTeardown: '<rootDir>/test/global-teardown.ts',
+    },
+    {
+      displayName: 'e2e-fake',
+      testMatch: FAKE_PROVIDER_SUITES.map((name) => `<rootDir>/test/${name}.e2e-spec.ts`),
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testEnvironment: 'node',
+      setupFiles: ['<rootDir>/test/fake-provider.setup.js'],
+      setupFilesAfterEnv: ['<rootDir>/test/fake-provider.after-env.ts'],
+      // The e2e setup and teardown, on the fake provider's own installation (see testEnv).
+      globalSetup: '<rootDir>/test/global-setup-fake.ts',
+      globalTeardown: '<rootDir>/test/global-teardown-fake.ts',
     },
   ],
 };

@@ -4,6 +4,8 @@ import {
   DEMO_INSTANCE,
   establishedByProcess,
   HttpClient,
+  itReal,
+  realResources,
   signTestToken,
   Tenant,
   TestStack,
@@ -31,6 +33,23 @@ function exchange(port: number, opts: { tls?: boolean; host?: string } = {}): Pr
     socket.on('data', (d) => (text += d));
     socket.on('end', () => resolve(text));
     socket.on('error', reject);
+  });
+}
+
+/**
+ * Whether the edge accepts a connection on `port` (with `tls`, completes the TLS handshake).
+ * Under the fake provider no instance process answers behind a route, so this is what is
+ * left to see of a route there: HAProxy has its port bound and terminates its TLS.
+ */
+function accepts(port: number, tls = false): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tls ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'gw.stratus.test' }) : connect({ port, host: '127.0.0.1' });
+    socket.setTimeout(5_000, () => socket.destroy(new Error('timeout')));
+    socket.once(tls ? 'secureConnect' : 'connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }
 
@@ -83,9 +102,11 @@ describe('gateway TCP routes through the edge', () => {
     expect(created.body).toMatchObject({ port, protocol: 'tcp', targetIp: instance.metadata.privateIp, targetPort: 3000, status: 'active', certificate_id: null });
 
     // 200 means bound: traffic flows at once.
-    const reply = await exchange(port);
-    expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
-    expect(reply).toContain(instance.id);
+    if (realResources()) {
+      const reply = await exchange(port);
+      expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
+      expect(reply).toContain(instance.id);
+    } else expect(await accepts(port)).toBe(true);
 
     const used = await cloud.get('/api/cloud/gateway/used-ports');
     expect(used.body.ports).toContain(port);
@@ -145,9 +166,11 @@ describe('gateway TCP routes through the edge', () => {
     const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port, certificate_id: cert.id });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ certificate_id: cert.id, tls: true });
-    const reply = await exchange(port, { tls: true });
-    expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
-    expect(reply).toContain(instance.id);
+    if (realResources()) {
+      const reply = await exchange(port, { tls: true });
+      expect(reply).toMatch(/^HTTP\/1\.[01] 200/);
+      expect(reply).toContain(instance.id);
+    } else expect(await accepts(port, true)).toBe(true);
     // In use: the CLI (and the database under it) refuses to remove it.
     expect(() => stack.cli('certificate:remove', String(cert.id))).toThrow(new RegExp(`certificate ${cert.id} is used by the routes on port\\(s\\) ${port}`));
     await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
@@ -159,7 +182,8 @@ describe('gateway TCP routes through the edge', () => {
     expect(unknown.body.error.message).toContain('certificate_id');
   });
 
-  it.each([
+  // Replies from the instance on every connection: a real instance process's only.
+  itReal.each([
     ['plain', false],
     ['TLS', true],
   ])('serves a burst of %s connections from their first byte, carried by HAProxy, not by the edge\'s Node process', async (_label, tls) => {
@@ -304,7 +328,8 @@ describe('gateway TCP routes through the edge', () => {
         return res.body.port_range.held ? undefined : res.body;
       }, { timeoutMs: 30_000, intervalMs: 50 });
       expect(down).toMatchObject({ status: 'degraded', listeners: { bound: 0, missing: expect.arrayContaining([port]) } });
-      await waitFor('the route to serve again', async () => (await exchange(port).catch(() => '')).includes(instance.id), { timeoutMs: 20_000, intervalMs: 200 });
+      const servesAgain = async () => (realResources() ? (await exchange(port).catch(() => '')).includes(instance.id) : accepts(port));
+      await waitFor('the route to serve again', servesAgain, { timeoutMs: 20_000, intervalMs: 200 });
       const up = await waitFor('health to say the range is held again', async () => {
         const res = await cloud.get('/api/cloud/gateway/health');
         return res.body.port_range.held ? res.body : undefined;
@@ -338,7 +363,8 @@ describe('gateway TCP routes through the edge', () => {
       expect(refused.body.error.message).toContain('had this port bound when the edge started');
       const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port: free });
       expect(created.status).toBe(200);
-      expect(await exchange(free)).toContain(instance.id);
+      if (realResources()) expect(await exchange(free)).toContain(instance.id);
+      else expect(await accepts(free)).toBe(true);
       const none = await cloud.get('/api/cloud/gateway/available-port');
       expect(none.status).toBe(409);
       expect(none.body.error.message).toContain('no free port left');

@@ -1,7 +1,7 @@
 import { Volume } from '@stratus/core';
 import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { DEMO_INSTANCE, HttpClient, signTestToken, useSuite, waitFor, waitForInstance } from '@stratus/testing';
+import { DEMO_INSTANCE, HttpClient, itReal, realResources, signTestToken, useSuite, waitFor, waitForInstance, whenReal } from '@stratus/testing';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +53,7 @@ describe('volumes', () => {
       updated_at: expect.any(String),
     });
     await waitStatus(created.body.id, 'available');
-    expect(statSync(join(volumesDir, created.body.id, 'disk.img')).size).toBe(2 * GIB);
+    await whenReal(() => expect(statSync(join(volumesDir, created.body.id, 'disk.img')).size).toBe(2 * GIB));
 
     // Deletes side by side answer as repeats do: the same outcome.
     const deletes = await Promise.all([1, 2, 3].map(() => cloud.delete(`/api/cloud/volumes/delete/${created.body.id}`)));
@@ -86,9 +86,11 @@ describe('volumes', () => {
     ]);
 
     // The instance's own process wrote the file, in its working directory.
-    const inA = join(instancesDir, a.body.id, 'home', 'volumes', volume.id, 'hello.txt');
-    await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 60_000 });
-    expect(readFileSync(inA, 'utf8').trim()).toBe('written by a');
+    await whenReal(async () => {
+      const inA = join(instancesDir, a.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+      await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 60_000 });
+      expect(readFileSync(inA, 'utf8').trim()).toBe('written by a');
+    });
 
     // Attaching an attached volume: 409, nothing changed.
     const twice = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
@@ -106,19 +108,22 @@ describe('volumes', () => {
     expect(detached.body).toMatchObject({ volume_id: volume.id, attachment_id: attached.body.attachment_id, status: 'detaching' });
     const available = await waitStatus(volume.id, 'available');
     expect(available.attachments).toEqual([]);
-    expect(() => lstatSync(join(instancesDir, a.body.id, 'home', 'volumes', volume.id))).toThrow();
+    await whenReal(() => expect(() => lstatSync(join(instancesDir, a.body.id, 'home', 'volumes', volume.id))).toThrow());
     expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(409);
 
     const again = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
     expect(again.status).toBe(200);
     expect(again.body.attachment_id).not.toBe(attached.body.attachment_id);
-    await waitStatus(volume.id, 'in-use');
-    const inB = join(instancesDir, b.body.id, 'home', 'volumes', volume.id, 'hello.txt');
-    expect(readFileSync(inB, 'utf8').trim()).toBe('written by a');
+    const inUseAgain = await waitStatus(volume.id, 'in-use');
+    expect(inUseAgain.attachments).toEqual([expect.objectContaining({ attachment_id: again.body.attachment_id, instance_id: b.body.id })]);
+    await whenReal(() => {
+      const inB = join(instancesDir, b.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+      expect(readFileSync(inB, 'utf8').trim()).toBe('written by a');
+    });
   });
 
-  // Only meaningful when the worker is root and instances run as another user.
-  (process.getuid?.() === 0 ? it : it.skip)('an instance that made its volumes folder a link elsewhere gets nothing written there by the attach', async () => {
+  // Only meaningful when the worker is root and instances run as another user, in a real home (not the fake provider's).
+  (process.getuid?.() === 0 && realResources() ? it : it.skip)('an instance that made its volumes folder a link elsewhere gets nothing written there by the attach', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'stratus-not-the-instances-'));
     chmodSync(elsewhere, 0o755);
     try {
@@ -159,8 +164,8 @@ describe('volumes', () => {
     return { volume, vm, attachmentId: attached.body.attachment_id as string, link: join(home, 'volumes', volume.id), detach };
   }
 
-  // Loop-mounted volumes only (root, with loop devices): a plain folder has no mount to be busy.
-  (process.getuid?.() === 0 && existsSync('/dev/loop-control') ? it : it.skip)('refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all', async () => {
+  // Loop-mounted volumes only (root, with loop devices, the local provider): a plain folder has no mount to be busy.
+  (process.getuid?.() === 0 && existsSync('/dev/loop-control') && realResources() ? it : it.skip)('refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all', async () => {
     const { volume, vm, attachmentId, link, detach } = await attachedWhile('holder', (id) => `exec 3>>"volumes/${id}/held"; touch done; exec sleep 100000`);
     expect((await detach()).status).toBe(200);
     const refused = await waitFor('the detach to be refused', async () => {
@@ -176,7 +181,8 @@ describe('volumes', () => {
     await waitStatus(volume.id, 'available', 30_000);
   });
 
-  it('detaches from an instance that made its volumes folder read-only', async () => {
+  // Its instance's user_data changes its home: a real process's only.
+  itReal('detaches from an instance that made its volumes folder read-only', async () => {
     const { volume, link, detach } = await attachedWhile('locker', () => 'chmod 555 volumes; touch done');
     expect((await detach()).status).toBe(200);
     const detached = await waitStatus(volume.id, 'available', 15_000);
@@ -194,7 +200,7 @@ describe('volumes', () => {
       return v?.status === 'in-use' ? v : undefined;
     }, { timeoutMs: 60_000 });
     expect(volume).toMatchObject({ name: 'boot-data', size: 1 });
-    expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true);
+    await whenReal(() => expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true));
 
     // Deleting the instance releases the attachment.
     expect((await s.api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
@@ -307,8 +313,10 @@ describe('volumes', () => {
 });
 
 describe('a volume created with an instance that waits for a worker', () => {
-  // One instance job at a time: the second instance's build waits while the first boots.
-  const s = useSuite({ WORKER_CONCURRENCY: '1' });
+  // One instance job at a time: the second instance's build waits while the first boots. The
+  // blocker's user_data makes its boot take eight seconds on the local provider; the fake one
+  // runs no user_data, and takes as long for every boot (the local worker ignores the setting).
+  const s = useSuite({ WORKER_CONCURRENCY: '1', FAKE_PROVIDER_BOOT_MS: '8000' });
 
   it('is attached once the instance is built, without spending the attach job\'s attempts on the wait', async () => {
     const blocker = await s.api.post('/v1/instances', { name: 'slow-boot', ...DEMO_INSTANCE, image_id: 'plain', user_data: '#!/bin/sh\nsleep 8\n' });

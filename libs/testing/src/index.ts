@@ -17,3 +17,4 @@ export * from './fake-provider/fake-database.driver';
 export * from './fake-provider/fake-load-balancer.driver';
 export * from './fake-provider/fake-provider.module';
 export * from './driver-contract';
+export * from './provider-under-test';

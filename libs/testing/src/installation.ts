@@ -1,4 +1,4 @@
-import { loadConfig } from '@stratus/core';
+import { loadConfig, ProviderName } from '@stratus/core';
 import { existingInstallationId, hostNames, HostAccounts, installationCgroups, PacketFilter, prepareDatabase } from '@stratus/providers';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
@@ -14,10 +14,11 @@ import { testEnv } from './test-env';
  * an earlier run, an empty data folder, a fresh migrated database with the
  * local provider's catalog synced, and empty queues. The e2e global setup and
  * the benchmarks start from it; `overrides` name another one (its own
- * database, queue prefix and data folder).
+ * database, queue prefix and data folder), and `provider` the fake
+ * provider's installation of the slot (see testEnv).
  */
-export async function resetTestInstallation(overrides: Record<string, string> = {}): Promise<void> {
-  const config = loadConfig(testEnv(overrides));
+export async function resetTestInstallation(overrides: Record<string, string> = {}, provider?: ProviderName): Promise<void> {
+  const config = loadConfig(testEnv(overrides, provider));
   await killInstancesUnder(join(config.DATA_DIR, 'instances'));
   killDatabaseServersUnder(config.DATA_DIR);
   unmountUnder(config.DATA_DIR);

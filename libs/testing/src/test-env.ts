@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { providerUnderTest } from './provider-under-test';
 
 /**
  * The repository (the folder with package.json) above this file, whether it
@@ -36,21 +37,36 @@ function reachableByOthers(dir: string): boolean {
 }
 
 /**
+ * First octet after 127 of the loopback block of the installation the
+ * `e2e-fake` project runs on (slot n adds n). Nothing listens on its
+ * addresses, and they must never be those of an instance the local run
+ * left running on the slot's block: a fake instance would then "answer".
+ */
+const FAKE_PROVIDER_BLOCK = 120;
+
+/**
  * The environment every test process runs with: its own database, queue
  * prefix, data folder and loopback block, so a test run never touches a
- * development installation on the same machine.
+ * development installation on the same machine. Under the fake provider
+ * (`provider`, the e2e-fake project's) it is an installation of its own
+ * too, with PROVIDER=fake: the two projects' suites interleave in one run,
+ * and a local worker reconciling a fake instance's row (ACTIVE, nothing
+ * running) would start a process for it, a fake worker would lose track
+ * of a local instance.
  */
-export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+export function testEnv(overrides: Record<string, string> = {}, provider = providerUnderTest()): Record<string, string> {
   // STRATUS_TEST_SLOT (0-9) lets several test runs share a machine without meeting.
   const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
-  const suffix = slot ? `-${slot}` : '';
+  const fake = provider === 'fake';
+  const suffix = `${slot ? `-${slot}` : ''}${fake ? '-fake' : ''}`;
   return {
     NODE_ENV: 'test',
-    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix.replace('-', '_')}`,
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix.replaceAll('-', '_')}`,
     REDIS_URL: 'redis://127.0.0.1:6379',
     QUEUE_PREFIX: `stratus-test${suffix}`,
     DATA_DIR: testDataDir(suffix),
-    LOCAL_ADDRESS_POOL: `127.${78 + slot}.0.0/16`,
+    LOCAL_ADDRESS_POOL: `127.${(fake ? FAKE_PROVIDER_BLOCK : 78) + slot}.0.0/16`,
+    ...(fake ? { PROVIDER: 'fake' } : {}),
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
     GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
     EDGE_THREADS: '2',

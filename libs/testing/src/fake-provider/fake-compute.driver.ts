@@ -17,7 +17,14 @@ interface FakeInstance {
 export class FakeComputeDriver implements ComputeDriver {
   private readonly instances = new Map<string, FakeInstance>();
 
-  constructor(private readonly control: FakeControl) {}
+  constructor(private readonly control: FakeControl) {
+    for (const [id, instance] of Object.entries(control.restore<Record<string, FakeInstance>>('compute') ?? {})) this.instances.set(id, instance);
+  }
+
+  /** What runs survives the worker (see FakeControlOptions.stateFile). */
+  private save(): void {
+    this.control.persist('compute', Object.fromEntries(this.instances));
+  }
 
   /** Whether an instance exists at all (the fake volume driver attaches only to one). */
   has(id: string): boolean {
@@ -48,6 +55,7 @@ export class FakeComputeDriver implements ComputeDriver {
     if (!instance) {
       instance = { spec, phase: 'laid-out', boot: null, bootOutput: null };
       this.instances.set(spec.id, instance);
+      this.save();
       // Halfway: the disk is laid out, the boot never started; a repeat starts it.
       this.control.strike('compute.create', 'halfway');
     }
@@ -56,6 +64,7 @@ export class FakeComputeDriver implements ComputeDriver {
     if (instance.phase === 'failed') throw new DriverError('invalid', `boot failed: exited with code 1; last output: ${JSON.stringify(instance.bootOutput)}`);
     if (!observed.ready && Date.now() - instance.boot!.startedAt > this.control.bootTimeoutMs) {
       this.instances.delete(spec.id);
+      this.save();
       throw new DriverError('invalid', `boot failed: not ready within ${this.control.bootTimeoutMs} ms`);
     }
     return observed;
@@ -68,8 +77,10 @@ export class FakeComputeDriver implements ComputeDriver {
     if (!instance) return;
     // Halfway: the process is stopped, its disk not yet removed; a repeat removes it.
     instance.phase = 'laid-out';
+    this.save();
     this.control.strike('compute.delete', 'halfway');
     this.instances.delete(id);
+    this.save();
   }
 
   private boot(instance: FakeInstance): void {
@@ -79,15 +90,17 @@ export class FakeComputeDriver implements ComputeDriver {
     if (failure !== null) {
       instance.phase = 'failed';
       instance.bootOutput = failure;
-      return;
+    } else {
+      instance.phase = 'booting';
     }
-    instance.phase = 'booting';
+    this.save();
   }
 
   private observed(instance: FakeInstance): ObservedInstance {
     if (instance.phase === 'booting' && Date.now() - instance.boot!.startedAt >= this.control.bootMs) {
       instance.phase = 'running';
       this.control.bootReady(instance.boot!, instance.boot!.startedAt + this.control.bootMs);
+      this.save();
     }
     const running = instance.phase === 'booting' || instance.phase === 'running';
     const { vcpus, ramMb } = instance.spec.flavor;

@@ -1,5 +1,5 @@
 import { DriverError } from '@stratus/providers';
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -39,6 +39,13 @@ export interface FakeControlOptions {
   latencyMs?: number;
   /** A file that gets every boot as a JSON line once it is ready (for tests that run the fake in another process). */
   bootLog?: string;
+  /**
+   * A file that holds what the fake "runs" (instances, volumes, servers, load
+   * balancers), read when its drivers are made: a real provider's resources
+   * outlive the control plane's processes, so a worker started again finds
+   * them. One worker per file (per installation) at a time.
+   */
+  stateFile?: string;
 }
 
 /**
@@ -54,6 +61,8 @@ export class FakeControl {
   readonly boots: FakeBoot[] = [];
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
   private readonly bootFailures: string[] = [];
+  /** What the drivers saved, by driver, as the state file holds it; read at the first restore. */
+  private state: Record<string, unknown> | null = null;
 
   constructor(private readonly opts: FakeControlOptions = {}) {
     this.bootMs = opts.bootMs ?? 0;
@@ -84,6 +93,35 @@ export class FakeControl {
     let most = 0;
     for (const e of edges) most = Math.max(most, (now += e.d));
     return most;
+  }
+
+  /** @internal What the `kind` driver last saved in the state file; nothing without one (or before any save). */
+  restore<T>(kind: string): T | undefined {
+    return this.loadState()[kind] as T | undefined;
+  }
+
+  /** @internal Saves the `kind` driver's resources in the state file (whole, then renamed: a crash leaves the last one). */
+  persist(kind: string, value: unknown): void {
+    if (!this.opts.stateFile) return;
+    const state = this.loadState();
+    state[kind] = value;
+    mkdirSync(dirname(this.opts.stateFile), { recursive: true });
+    const next = `${this.opts.stateFile}.next`;
+    writeFileSync(next, JSON.stringify(state));
+    renameSync(next, this.opts.stateFile);
+  }
+
+  private loadState(): Record<string, unknown> {
+    if (this.state) return this.state;
+    this.state = {};
+    if (!this.opts.stateFile) return this.state;
+    try {
+      this.state = JSON.parse(readFileSync(this.opts.stateFile, 'utf8'));
+    } catch (err) {
+      // None yet: nothing was made. A file that does not parse is a bug, not an empty provider.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    return this.state!;
   }
 
   /** @internal The drivers' round trip. */

@@ -26,7 +26,15 @@ const keyOf = (b: BackendSpec) => `${b.address}:${b.port}`;
 export class FakeLoadBalancerDriver implements LoadBalancerDriver {
   private readonly listeners = new Map<string, FakeListener>();
 
-  constructor(private readonly control: FakeControl) {}
+  constructor(private readonly control: FakeControl) {
+    const saved = control.restore<Array<{ spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> }>>('loadBalancers') ?? [];
+    for (const { spec, backends } of saved) this.listeners.set(spec.id, { spec, backends: new Map(backends.map((b) => [keyOf(b), b])) });
+  }
+
+  /** Load balancers survive the worker (see FakeControlOptions.stateFile). */
+  private save(): void {
+    this.control.persist('loadBalancers', [...this.listeners.values()].map((l) => ({ spec: l.spec, backends: [...l.backends.values()] })));
+  }
 
   async ensureListener(spec: ListenerSpec): Promise<void> {
     await this.control.delay();
@@ -35,11 +43,13 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     const listener = this.listeners.get(spec.id);
     if (listener) listener.spec = spec;
     else this.listeners.set(spec.id, { spec, backends: new Map() });
+    this.save();
   }
 
   async deleteListener(id: string): Promise<void> {
     await this.control.delay();
     this.listeners.delete(id);
+    this.save();
   }
 
   async addBackend(listenerId: string, backend: BackendSpec): Promise<void> {
@@ -49,6 +59,7 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     const listener = this.listeners.get(listenerId);
     if (!listener) throw new DriverError('not_found', `no load balancer ${listenerId}`);
     listener.backends.set(keyOf(backend), { address: backend.address, port: backend.port, state: 'active' });
+    this.save();
   }
 
   async drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
@@ -56,11 +67,13 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     const found = this.listeners.get(listenerId)?.backends.get(keyOf(backend));
     if (!found) throw new DriverError('not_found', `no backend ${keyOf(backend)} on load balancer ${listenerId}`);
     found.state = 'draining';
+    this.save();
   }
 
   async removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
     await this.control.delay();
     this.listeners.get(listenerId)?.backends.delete(keyOf(backend));
+    this.save();
   }
 
   async observe(id: string): Promise<ObservedListener | null> {

@@ -19,6 +19,11 @@ export function fakeBootLog(dataDir: string): string {
   return join(dataDir, 'fake-provider', 'boots.jsonl');
 }
 
+/** Where a worker running the fake provider keeps what it "runs", for the next worker of the installation. */
+export function fakeStateFile(dataDir: string): string {
+  return join(dataDir, 'fake-provider', 'state.json');
+}
+
 /** The env the fake reads (a worker started by a test cannot be handed a control object). */
 function controlFromEnv(config: AppConfig, env: NodeJS.ProcessEnv = process.env): FakeControl {
   const ms = (name: string) => {
@@ -31,6 +36,7 @@ function controlFromEnv(config: AppConfig, env: NodeJS.ProcessEnv = process.env)
     latencyMs: ms('FAKE_PROVIDER_LATENCY_MS'),
     bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
     bootLog: fakeBootLog(config.DATA_DIR),
+    stateFile: fakeStateFile(config.DATA_DIR),
   });
 }
 

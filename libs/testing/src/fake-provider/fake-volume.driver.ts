@@ -17,7 +17,14 @@ export class FakeVolumeDriver implements VolumeDriver {
   constructor(
     private readonly control: FakeControl,
     private readonly compute: FakeComputeDriver,
-  ) {}
+  ) {
+    for (const [id, volume] of Object.entries(control.restore<Record<string, FakeVolume>>('volumes') ?? {})) this.volumes.set(id, volume);
+  }
+
+  /** Volumes survive the worker (see FakeControlOptions.stateFile). */
+  private save(): void {
+    this.control.persist('volumes', Object.fromEntries(this.volumes));
+  }
 
   async exists(id: string): Promise<boolean> {
     await this.control.delay();
@@ -29,9 +36,11 @@ export class FakeVolumeDriver implements VolumeDriver {
     this.control.strike('volume.create', 'before');
     if (this.volumes.get(id)?.ready) return;
     this.volumes.set(id, { sizeGb, ready: false, attachedTo: null });
+    this.save();
     // Halfway: space reserved, not ready; a repeat makes it again.
     this.control.strike('volume.create', 'halfway');
     this.volumes.get(id)!.ready = true;
+    this.save();
   }
 
   async attach(id: string, instanceId: string): Promise<AttachedVolume> {
@@ -41,6 +50,7 @@ export class FakeVolumeDriver implements VolumeDriver {
     if (!volume?.ready) throw new DriverError('not_found', `volume ${id} does not exist on this provider`);
     if (!this.compute.has(instanceId)) throw new DriverError('retryable', `instance ${instanceId} is not laid out yet`);
     volume.attachedTo = instanceId;
+    this.save();
     return { mountpoint: volumeMountpoint(id) };
   }
 
@@ -49,6 +59,7 @@ export class FakeVolumeDriver implements VolumeDriver {
     this.control.strike('volume.detach', 'before');
     const volume = this.volumes.get(id);
     if (volume) volume.attachedTo = null;
+    this.save();
   }
 
   async delete(id: string): Promise<void> {
@@ -58,7 +69,9 @@ export class FakeVolumeDriver implements VolumeDriver {
     if (!volume) return;
     // Halfway: detached, not yet removed; a repeat removes it.
     volume.attachedTo = null;
+    this.save();
     this.control.strike('volume.delete', 'halfway');
     this.volumes.delete(id);
+    this.save();
   }
 }
