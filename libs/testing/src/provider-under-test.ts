@@ -34,6 +34,6 @@ Object.assign(itReal, { each: (...table: any[]) => (realResources() ? it.each : 
  * the assertions of a test that need a real process, while the rest of
  * the test (statuses, shapes, status codes) runs under both.
  */
-export async function whenReal(check: () => Promise<unknown> | unknown): Promise<void> {
+export async function whenReal(check: () => unknown): Promise<void> {
   if (realResources()) await check();
 }
