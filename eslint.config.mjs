@@ -6,9 +6,24 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = Object.fromEntries(
-  ['require', 'module', 'exports', '__dirname', '__filename', 'process', 'console', 'Buffer', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'URL', 'fetch', 'AbortSignal', 'AbortController'].map(
-    (name) => [name, 'readonly'],
-  ),
+  [
+    'require',
+    'module',
+    'exports',
+    '__dirname',
+    '__filename',
+    'process',
+    'console',
+    'Buffer',
+    'setTimeout',
+    'clearTimeout',
+    'setInterval',
+    'clearInterval',
+    'URL',
+    'fetch',
+    'AbortSignal',
+    'AbortController',
+  ].map((name) => [name, 'readonly']),
 );
 
 export default tseslint.config(

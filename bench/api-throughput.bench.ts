@@ -180,9 +180,7 @@ async function removeCreated(db: DataSource, queue: Queue, tenant: Tenant): Prom
   await settle(db, tenant);
   const tables = await instanceTables(db);
   const count = await db.transaction(async (m) => {
-    const ids = (await m.query('SELECT id::text AS id FROM instances WHERE project_id = $1', [tenant.projectId])).map(
-      (r: { id: string }) => r.id,
-    );
+    const ids = (await m.query('SELECT id::text AS id FROM instances WHERE project_id = $1', [tenant.projectId])).map((r: { id: string }) => r.id);
     if (ids.length === 0) return 0;
     for (const table of tables) await m.query(`DELETE FROM "${table}" WHERE instance_id::text = ANY($1)`, [ids]);
     await m.query(`DELETE FROM address_leases WHERE resource_kind = 'instance' AND resource_id = ANY($1)`, [ids]);
@@ -220,8 +218,7 @@ async function footprint(db: DataSource, id: string): Promise<Record<string, unk
  * count must stay the same for a second.
  */
 async function settle(db: DataSource, tenant: Tenant): Promise<void> {
-  const count = async () =>
-    (await db.query('SELECT count(*)::int AS n FROM instances WHERE project_id = $1', [tenant.projectId]))[0].n as number;
+  const count = async () => (await db.query('SELECT count(*)::int AS n FROM instances WHERE project_id = $1', [tenant.projectId]))[0].n as number;
   let last = await count();
   for (let stable = 0, rounds = 0; stable < 4 && rounds < 120; rounds++) {
     await new Promise((r) => setTimeout(r, 250));

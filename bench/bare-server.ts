@@ -50,22 +50,16 @@ const SQL = {
     'SELECT "ApiKey"."id" AS "ApiKey_id", "ApiKey"."key_id" AS "ApiKey_key_id", "ApiKey"."secret_hash" AS "ApiKey_secret_hash", "ApiKey"."project_id" AS "ApiKey_project_id", "ApiKey"."user_id" AS "ApiKey_user_id", "ApiKey"."label" AS "ApiKey_label", "ApiKey"."created_at" AS "ApiKey_created_at", "ApiKey"."revoked_at" AS "ApiKey_revoked_at" FROM "api_keys" "ApiKey" WHERE (("ApiKey"."key_id" = $1)) LIMIT 1',
   flavorsFirstPage:
     'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE ($1::text IS NULL OR "id" > $1) ORDER BY "id" LIMIT $2',
-  imageById:
-    'SELECT "id" AS "id", "name" AS "name", "description" AS "description" FROM "images" WHERE "id" = $1 LIMIT 1',
-  flavorByIdOrName:
-    'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE "id" = $1 OR "name" = $2 LIMIT 1',
-  networkById:
-    'SELECT "id" AS "id", "name" AS "name", "cidr" AS "cidr" FROM "networks" WHERE "id" = $1 LIMIT 1',
-  keypairByName:
-    'SELECT "name" AS "name", "fingerprint" AS "fingerprint" FROM "keypairs" WHERE "name" = $1 LIMIT 1',
-  securityGroupByName:
-    'SELECT "id" AS "id", "name" AS "name", "description" AS "description", "rules" AS "rules" FROM "security_groups" WHERE "name" = $1 LIMIT 1',
+  imageById: 'SELECT "id" AS "id", "name" AS "name", "description" AS "description" FROM "images" WHERE "id" = $1 LIMIT 1',
+  flavorByIdOrName: 'SELECT "id" AS "id", "name" AS "name", "vcpus" AS "vcpus", "ram_mb" AS "ramMb", "disk_gb" AS "diskGb" FROM "flavors" WHERE "id" = $1 OR "name" = $2 LIMIT 1',
+  networkById: 'SELECT "id" AS "id", "name" AS "name", "cidr" AS "cidr" FROM "networks" WHERE "id" = $1 LIMIT 1',
+  keypairByName: 'SELECT "name" AS "name", "fingerprint" AS "fingerprint" FROM "keypairs" WHERE "name" = $1 LIMIT 1',
+  securityGroupByName: 'SELECT "id" AS "id", "name" AS "name", "description" AS "description", "rules" AS "rules" FROM "security_groups" WHERE "name" = $1 LIMIT 1',
   instanceExists:
     'SELECT "Instance"."id" AS "Instance_id", "Instance"."project_id" AS "Instance_project_id", "Instance"."user_id" AS "Instance_user_id", "Instance"."name" AS "Instance_name", "Instance"."image_id" AS "Instance_image_id", "Instance"."image_name" AS "Instance_image_name", "Instance"."flavor_id" AS "Instance_flavor_id", "Instance"."network_id" AS "Instance_network_id", "Instance"."keypair_name" AS "Instance_keypair_name", "Instance"."security_group_ids" AS "Instance_security_group_ids", "Instance"."port" AS "Instance_port", "Instance"."dname" AS "Instance_dname", "Instance"."user_data" AS "Instance_user_data", "Instance"."address" AS "Instance_address", "Instance"."status" AS "Instance_status", "Instance"."status_reason" AS "Instance_status_reason", "Instance"."metadata" AS "Instance_metadata", "Instance"."generation" AS "Instance_generation", "Instance"."build_deadline" AS "Instance_build_deadline", "Instance"."created_at" AS "Instance_created_at", "Instance"."updated_at" AS "Instance_updated_at" FROM "instances" "Instance" WHERE "Instance"."id" IN ($1)',
   insertInstance:
     'INSERT INTO "instances"("id", "project_id", "user_id", "name", "image_id", "image_name", "flavor_id", "network_id", "keypair_name", "security_group_ids", "port", "dname", "user_data", "address", "status", "status_reason", "metadata", "generation", "build_deadline", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, DEFAULT, DEFAULT) RETURNING "id", "port", "metadata", "generation", "created_at", "updated_at"',
-  insertOutbox:
-    'INSERT INTO "outbox"("job_name", "job_id", "payload", "created_at", "dispatched_at") VALUES ($1, $2, $3, DEFAULT, DEFAULT) RETURNING "id", "created_at"',
+  insertOutbox: 'INSERT INTO "outbox"("job_name", "job_id", "payload", "created_at", "dispatched_at") VALUES ($1, $2, $3, DEFAULT, DEFAULT) RETURNING "id", "created_at"',
   insertProxyHost:
     'INSERT INTO "proxy_hosts"("id", "hostname", "project_id", "user_id", "instance_id", "forward_port", "created_at", "updated_at") VALUES (DEFAULT, $1, $2, $3, $4, $5, DEFAULT, DEFAULT) RETURNING "id", "created_at", "updated_at"',
   instanceById:
@@ -75,7 +69,12 @@ const SQL = {
 
 /** As InstanceLifecycle's generatedLabel: `<name slug>-<8 hex of the id>`, under the DNS suffix. */
 function generatedHostname(name: string, id: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return `${slug || 'instance'}-${id.slice(0, 8)}.${dnsSuffix}`;
 }
 

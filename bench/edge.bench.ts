@@ -17,7 +17,19 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '7';
 
-import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, freePort, killInstancesUnder, resetTestInstallation, TestStack, testConfig, testDataSource, waitForInstance } from '@stratus/testing';
+import {
+  childPids,
+  cpuTimeUs,
+  createTenant,
+  DEMO_INSTANCE,
+  freePort,
+  killInstancesUnder,
+  resetTestInstallation,
+  TestStack,
+  testConfig,
+  testDataSource,
+  waitForInstance,
+} from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,7 +128,9 @@ async function measureGroup(paths: Record<string, Path>, mode: Mode): Promise<Re
     const a = acc[k];
     const m: Measured = { rps: round(a.requests / a.seconds, 0), p99_ms: round(a.p99), errors: a.errors, non_2xx: a.non_2xx, slice_rps: a.slices };
     if (paths[k].pids) m.cpu_us_per_request = round(a.cpuUs / a.requests, 1);
-    log(`${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.cpu_us_per_request ? `, ${m.cpu_us_per_request} µs CPU/request` : ''}${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`);
+    log(
+      `${paths[k].name} ${mode}: ${m.rps} rps, p99 ${m.p99_ms} ms${m.cpu_us_per_request ? `, ${m.cpu_us_per_request} µs CPU/request` : ''}${m.errors || m.non_2xx ? `, ${m.errors} errors, ${m.non_2xx} non-2xx` : ''}`,
+    );
     out[k] = m;
   }
   return out;

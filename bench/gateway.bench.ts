@@ -35,7 +35,8 @@ const RANGE_PORTS = Number(process.env.BENCH_RANGE_PORTS || 1000);
 const log = (m: string) => process.stderr.write(`[bench:gateway] ${m}\n`);
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
-const listening = (port: number) => waitFor(`a listener on ${port}`, async () => (await tcpConnectOutcome('127.0.0.1', port)) === 'connected', { timeoutMs: 5_000, intervalMs: 25 });
+const listening = (port: number) =>
+  waitFor(`a listener on ${port}`, async () => (await tcpConnectOutcome('127.0.0.1', port)) === 'connected', { timeoutMs: 5_000, intervalMs: 25 });
 
 const load = (port: number, seconds: number) => autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: seconds });
 

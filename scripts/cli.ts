@@ -1,6 +1,18 @@
 import 'reflect-metadata';
 import { Command } from 'commander';
-import { Certificate, CertificateVault, isForeignKeyViolation, loadConfig, migrate, mintToken, notifyEdge, OperatorCredential, parseCertificatePair, Project, ProjectsService } from '@stratus/core';
+import {
+  Certificate,
+  CertificateVault,
+  isForeignKeyViolation,
+  loadConfig,
+  migrate,
+  mintToken,
+  notifyEdge,
+  OperatorCredential,
+  parseCertificatePair,
+  Project,
+  ProjectsService,
+} from '@stratus/core';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 
@@ -34,15 +46,13 @@ program
     }),
   );
 
-program
-  .command('project:list')
-  .action(() =>
-    withProjects(async (_p, ds) => {
-      for (const p of await ds.getRepository(Project).find({ order: { createdAt: 'ASC' } })) {
-        console.log(`${p.id}  ${p.name}`);
-      }
-    }),
-  );
+program.command('project:list').action(() =>
+  withProjects(async (_p, ds) => {
+    for (const p of await ds.getRepository(Project).find({ order: { createdAt: 'ASC' } })) {
+      console.log(`${p.id}  ${p.name}`);
+    }
+  }),
+);
 
 program
   .command('key:create <project>')
@@ -57,14 +67,12 @@ program
     }),
   );
 
-program
-  .command('key:revoke <keyId>')
-  .action((keyId: string) =>
-    withProjects(async (projects) => {
-      if (!(await projects.revokeApiKey(keyId))) throw new Error(`no key ${keyId}`);
-      console.log(`revoked ${keyId}`);
-    }),
-  );
+program.command('key:revoke <keyId>').action((keyId: string) =>
+  withProjects(async (projects) => {
+    if (!(await projects.revokeApiKey(keyId))) throw new Error(`no key ${keyId}`);
+    console.log(`revoked ${keyId}`);
+  }),
+);
 
 program
   .command('token:create <project>')
@@ -111,15 +119,13 @@ program
     }),
   );
 
-program
-  .command('certificate:list')
-  .action(() =>
-    withProjects(async (_p, ds) => {
-      for (const c of await ds.getRepository(Certificate).find({ order: { id: 'ASC' } })) {
-        console.log(`${c.id}  ${c.name}  ${c.fingerprintSha256}  until ${c.notAfter.toISOString()}`);
-      }
-    }),
-  );
+program.command('certificate:list').action(() =>
+  withProjects(async (_p, ds) => {
+    for (const c of await ds.getRepository(Certificate).find({ order: { id: 'ASC' } })) {
+      console.log(`${c.id}  ${c.name}  ${c.fingerprintSha256}  until ${c.notAfter.toISOString()}`);
+    }
+  }),
+);
 
 program
   .command('certificate:remove <id>')

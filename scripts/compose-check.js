@@ -51,7 +51,13 @@ function projectProblems(doc) {
     if (Array.isArray(d)) return d.map((name) => ({ name, condition: 'service_started' }));
     return d && typeof d === 'object' ? Object.entries(d).map(([name, v]) => ({ name, condition: (v && v.condition) || 'service_started' })) : [];
   };
-  const jobs = new Set(names.flatMap((n) => deps(services[n]).filter((d) => d.condition === 'service_completed_successfully').map((d) => d.name)));
+  const jobs = new Set(
+    names.flatMap((n) =>
+      deps(services[n])
+        .filter((d) => d.condition === 'service_completed_successfully')
+        .map((d) => d.name),
+    ),
+  );
   const healthchecked = (svc) => {
     const h = svc && svc.healthcheck;
     if (!h || h.disable === true) return false;

@@ -76,7 +76,9 @@ async function edge() {
     .filter((d) => /^\d+$/.test(d))
     .find((d) => {
       try {
-        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').some((arg) => arg.endsWith('dist/apps/edge/src/main.js'));
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8')
+          .split('\0')
+          .some((arg) => arg.endsWith('dist/apps/edge/src/main.js'));
       } catch {
         return false;
       }
@@ -86,14 +88,16 @@ async function edge() {
   // Three resyncs missed: stale. Not fewer, so a slow resync is not a failure.
   const staleSeconds = Math.max(15, (3 * Number(env.EDGE_RESYNC_INTERVAL_MS || 5000)) / 1000);
   const { Client } = require('pg');
-  const db = new Client({ connectionString: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/stratus', connectionTimeoutMillis: PROBE_MS, statement_timeout: PROBE_MS, application_name: 'stratus-healthcheck' });
+  const db = new Client({
+    connectionString: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/stratus',
+    connectionTimeoutMillis: PROBE_MS,
+    statement_timeout: PROBE_MS,
+    application_name: 'stratus-healthcheck',
+  });
   db.on('error', () => undefined);
   try {
     await db.connect();
-    const { rows } = await db.query(
-      'SELECT http_bound, gateway_bound, extract(epoch FROM now() - heartbeat_at)::float AS age FROM edge_nodes WHERE name = $1',
-      [name],
-    );
+    const { rows } = await db.query('SELECT http_bound, gateway_bound, extract(epoch FROM now() - heartbeat_at)::float AS age FROM edge_nodes WHERE name = $1', [name]);
     const row = rows[0];
     if (!row) fail(`no heartbeat from ${name} yet`);
     if (row.age > staleSeconds) fail(`last heartbeat from ${name} ${Math.round(row.age)} s ago`);

@@ -92,11 +92,13 @@ const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
   while (!stopping) {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
-        console.log(`\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`);
+        console.log(
+          `\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`,
+        );
         if (!['true', '1'].includes(process.env.PUBLIC_ENDPOINTS_REQUIRE_AUTH || '')) {
           console.log(
             '[stratus] PUBLIC_ENDPOINTS_REQUIRE_AUTH is off (the default; the interface marks these endpoints public): anyone who can reach the API can delete any\n' +
-              "  gateway route and list, read, change or delete any proxy host without a token. Set it to true when others can reach it.\n",
+              '  gateway route and list, read, change or delete any proxy host without a token. Set it to true when others can reach it.\n',
           );
         }
         return;

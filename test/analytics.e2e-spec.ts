@@ -1,14 +1,5 @@
 import { ManagedDatabase } from '@stratus/core';
-import {
-  createManaged,
-  databaseServersUnder,
-  DB_PLACEMENT,
-  providerUnderTest,
-  useSuite,
-  waitForDatabase,
-  waitForDatabaseGone,
-  whenReal,
-} from '@stratus/testing';
+import { createManaged, databaseServersUnder, DB_PLACEMENT, providerUnderTest, useSuite, waitForDatabase, waitForDatabaseGone, whenReal } from '@stratus/testing';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

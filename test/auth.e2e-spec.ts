@@ -64,8 +64,7 @@ describe('authentication', () => {
   });
 
   describe('/api/cloud with a Bearer token', () => {
-    const whoami = (token?: string) =>
-      stack.http.get('/api/cloud/auth/whoami', token === undefined ? {} : { authorization: `Bearer ${token}` });
+    const whoami = (token?: string) => stack.http.get('/api/cloud/auth/whoami', token === undefined ? {} : { authorization: `Bearer ${token}` });
 
     it('accepts a token of the embedded identity provider, verified through its JWKS', async () => {
       const res = await whoami(tenant.token);
@@ -85,12 +84,9 @@ describe('authentication', () => {
 
     it('401 without a token', () => expectUnauthorized(undefined, /No auth token|missing/i));
     it('401 for a malformed token', () => expectUnauthorized('not.a.jwt', /invalid token/));
-    it('401 for an expired token', () =>
-      expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { expiresIn: -60 }), /expired/));
-    it('401 for the wrong issuer', () =>
-      expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { issuer: 'https://evil.example' }), /issuer/));
-    it('401 for the wrong audience', () =>
-      expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { audience: 'someone-else' }), /audience/));
+    it('401 for an expired token', () => expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { expiresIn: -60 }), /expired/));
+    it('401 for the wrong issuer', () => expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { issuer: 'https://evil.example' }), /issuer/));
+    it('401 for the wrong audience', () => expectUnauthorized(signTestToken({ project_id: tenant.projectId, sub: 'u' }, { audience: 'someone-else' }), /audience/));
 
     it('401 for a token without an expiry, though its signature, issuer and audience are good', async () => {
       const { DATA_DIR, AUTH_ISSUER, AUTH_AUDIENCE } = testConfig();
@@ -123,9 +119,7 @@ describe('authentication', () => {
 
     it('401 for alg none', async () => {
       const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-      const body = Buffer.from(
-        JSON.stringify({ project_id: tenant.projectId, sub: 'u', iss: 'stratus-local', aud: 'stratus', exp: 9_999_999_999 }),
-      ).toString('base64url');
+      const body = Buffer.from(JSON.stringify({ project_id: tenant.projectId, sub: 'u', iss: 'stratus-local', aud: 'stratus', exp: 9_999_999_999 })).toString('base64url');
       await expectUnauthorized(`${header}.${body}.`, /invalid/);
     });
 

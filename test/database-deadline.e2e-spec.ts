@@ -1,17 +1,6 @@
 import { databaseServerKey, ManagedDatabase } from '@stratus/core';
 import { QUEUES, redisConnection, resourceJob } from '@stratus/queue';
-import {
-  createTenant,
-  databaseServersUnder,
-  DB_PLACEMENT,
-  HttpClient,
-  recordIssuedPassword,
-  Tenant,
-  TestStack,
-  testDataSource,
-  waitFor,
-  waitForDatabase,
-} from '@stratus/testing';
+import { createTenant, databaseServersUnder, DB_PLACEMENT, HttpClient, recordIssuedPassword, Tenant, TestStack, testDataSource, waitFor, waitForDatabase } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -169,10 +169,14 @@ describe(`managed PostgreSQL (/v1/databases) on the ${providerUnderTest()} provi
 
     const pid = databaseServersUnder(s.stack.env.DATA_DIR).get(`postgres-${ready.id}`)!;
     process.kill(-pid, 'SIGKILL');
-    await waitFor('the server to be restarted', async () => {
-      const again = databaseServersUnder(s.stack.env.DATA_DIR).get(`postgres-${ready.id}`);
-      return again !== undefined && again !== pid;
-    }, { timeoutMs: 60_000 });
+    await waitFor(
+      'the server to be restarted',
+      async () => {
+        const again = databaseServersUnder(s.stack.env.DATA_DIR).get(`postgres-${ready.id}`);
+        return again !== undefined && again !== pid;
+      },
+      { timeoutMs: 60_000 },
+    );
     client = await waitFor('a connection to the restarted server', () => connect(ready, created.body.db_password), { timeoutMs: 60_000 });
     expect((await client.query('SELECT answer FROM t')).rows).toEqual([{ answer: 42 }]);
     await client.end();

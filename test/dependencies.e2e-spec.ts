@@ -143,7 +143,12 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
       expect(ms).toBeLessThan(FAIL_FAST_MS);
     }
     expect((await stack.http.get('/health')).status).toBe(200);
-    expect(await db.getRepository(Instance).count().catch(() => 'down')).toBe('down');
+    expect(
+      await db
+        .getRepository(Instance)
+        .count()
+        .catch(() => 'down'),
+    ).toBe('down');
 
     await pg.start();
     await waitFor('the api to list instances again', async () => (await api.get('/v1/instances')).status === 200, { timeoutMs: 60_000 });
@@ -165,9 +170,7 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     const ended = new Promise((resolve) => socket.once('close', resolve));
     // A request in flight keeps the connection open while the server closes; a
     // second one sent behind it arrives once the api no longer takes requests.
-    socket.write(
-      `POST /v1/instances HTTP/1.1\r\nhost: api\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
-    );
+    socket.write(`POST /v1/instances HTTP/1.1\r\nhost: api\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
     stack.process('api')!.kill('SIGTERM');
     await waitFor('the api to stop accepting connections', async () => !(await accepts('127.0.0.1', port)), { timeoutMs: 30_000, intervalMs: 20 });
     socket.write(`${body.slice(5)}GET /v1/instances HTTP/1.1\r\nhost: api\r\nx-api-key: ${apiKey}\r\n\r\n`);
@@ -181,7 +184,6 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     expect(replies.filter((r) => r.status >= 500 && r.status !== 503)).toEqual([]);
   }, 60_000);
 });
-
 
 /** The HTTP/1.1 responses on one connection, in order (bodies with a content-length). */
 function parseResponses(raw: string): Array<{ status: number; body: string }> {

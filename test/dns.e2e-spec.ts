@@ -226,7 +226,10 @@ describe('DNS proxy hosts through the edge', () => {
       try {
         await tx.query(...lock);
         const answer = send();
-        await waitFor('the request to wait for the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`))[0].n > 0, { timeoutMs: 30_000, intervalMs: 20 });
+        await waitFor('the request to wait for the lock', async () => (await db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted`))[0].n > 0, {
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
         await tx.query(...meanwhile);
         await tx.commitTransaction();
         return await answer;

@@ -396,12 +396,10 @@ function bodyArb(doc: Schema, op: Operation, base: Record<string, unknown>): fc.
 
   const invalidJson = fc.oneof(
     fc.constantFrom(...INVALID_JSON).map((t): BodyChoice => ({ label: 'invalid-json', body: { kind: 'text', text: t } })),
-    fc
-      .tuple(fc.nat())
-      .map(([n]): BodyChoice => {
-        const full = JSON.stringify(base);
-        return { label: 'truncated-json', body: { kind: 'text', text: full.slice(0, n % Math.max(1, full.length)) } };
-      }),
+    fc.tuple(fc.nat()).map(([n]): BodyChoice => {
+      const full = JSON.stringify(base);
+      return { label: 'truncated-json', body: { kind: 'text', text: full.slice(0, n % Math.max(1, full.length)) } };
+    }),
     fc.string({ unit: 'binary', minLength: 1, maxLength: 64 }).map((t): BodyChoice => ({ label: 'garbage-text-as-json', body: { kind: 'text', text: t } })),
     fc
       .uint8Array({ minLength: 1, maxLength: 64 })
@@ -422,13 +420,11 @@ function bodyArb(doc: Schema, op: Operation, base: Record<string, unknown>): fc.
     })
     .map((o): BodyChoice => ({ label: `oversize-${o.style}`, body: { kind: 'oversize', bytes: o.bytes, style: o.style }, contentType: o.contentType }));
   const wrongContentType = fc.oneof(
-    fc
-      .tuple(fc.constantFrom(...WRONG_CONTENT_TYPES), fc.constantFrom<'json' | 'text'>('json', 'text'))
-      .map(([ct, kind]): BodyChoice => ({
-        label: `content-type:${ct ?? 'none'}`,
-        body: kind === 'json' ? { kind: 'json', value: base } : { kind: 'text', text: 'name=web&image_id=demo-web' },
-        contentType: ct,
-      })),
+    fc.tuple(fc.constantFrom(...WRONG_CONTENT_TYPES), fc.constantFrom<'json' | 'text'>('json', 'text')).map(([ct, kind]): BodyChoice => ({
+      label: `content-type:${ct ?? 'none'}`,
+      body: kind === 'json' ? { kind: 'json', value: base } : { kind: 'text', text: 'name=web&image_id=demo-web' },
+      contentType: ct,
+    })),
     fc.constantFrom(...MULTIPART).map((t): BodyChoice => ({ label: 'multipart-garbage', body: { kind: 'text', text: t }, contentType: 'multipart/form-data; boundary=----fuzz' })),
     fc.constantFrom(...XML).map((t): BodyChoice => ({ label: 'xml', body: { kind: 'text', text: t }, contentType: 'application/xml' })),
     fc.constantFrom(...ODD_JSON_CONTENT_TYPES).map((ct): BodyChoice => ({ label: `content-type:${ct}`, body: { kind: 'json', value: { ...base, fuzz: true } }, contentType: ct })),
@@ -436,7 +432,10 @@ function bodyArb(doc: Schema, op: Operation, base: Record<string, unknown>): fc.
   );
   const wholeBodyWrongType = json(
     'body-not-an-object',
-    fc.oneof(fc.constantFrom([], [base], '', 'body', 0, 42, -1.5, true, false, null), fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))),
+    fc.oneof(
+      fc.constantFrom([], [base], '', 'body', 0, 42, -1.5, true, false, null),
+      fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)),
+    ),
   );
 
   if (!op.bodySchema) {
@@ -528,7 +527,13 @@ function materialize(body: BodySpec | undefined): string | Buffer | undefined {
       } else {
         const opens: string[] = [];
         for (let i = 0; i < body.depth; i++) opens.push(i % 2 ? '[' : '{"k":');
-        text = opens.join('') + 'null' + opens.reverse().map((o) => (o === '[' ? ']' : '}')).join('');
+        text =
+          opens.join('') +
+          'null' +
+          opens
+            .reverse()
+            .map((o) => (o === '[' ? ']' : '}'))
+            .join('');
       }
       return body.under ? `{${JSON.stringify(body.under)}:${text}}` : text;
     }
@@ -694,7 +699,13 @@ describe('fuzzing every documented route', () => {
         },
         {
           weight: 4,
-          arbitrary: headerString(40).map((k) => ({ label: 'duplicate-api-key', headers: [['x-api-key', tenant.apiKey], ['x-api-key', k]] as Array<[string, string]> })),
+          arbitrary: headerString(40).map((k) => ({
+            label: 'duplicate-api-key',
+            headers: [
+              ['x-api-key', tenant.apiKey],
+              ['x-api-key', k],
+            ] as Array<[string, string]>,
+          })),
         },
         {
           weight: 8,
@@ -702,7 +713,17 @@ describe('fuzzing every documented route', () => {
             .oneof(
               headerString(120),
               headerString(120).map((t) => `Bearer ${t}`),
-              fc.constantFrom('Bearer', 'Bearer ', 'bearer x.y.z', 'Basic Zm9vOmJhcg==', 'Bearer a.b', 'Bearer ...', `Bearer ${tenant.token}x`, `Bearer ${tenant.apiKey}`, `Bearer ${tenant.token}, Bearer x`),
+              fc.constantFrom(
+                'Bearer',
+                'Bearer ',
+                'bearer x.y.z',
+                'Basic Zm9vOmJhcg==',
+                'Bearer a.b',
+                'Bearer ...',
+                `Bearer ${tenant.token}x`,
+                `Bearer ${tenant.apiKey}`,
+                `Bearer ${tenant.token}, Bearer x`,
+              ),
             )
             .map((a) => ({ label: 'garbage-bearer', headers: [['authorization', a]] as Array<[string, string]> })),
         },
@@ -721,10 +742,20 @@ describe('fuzzing every documented route', () => {
       {
         weight: 25,
         arbitrary: fc
-          .oneof(headerString(64), fc.integer({ min: 129, max: 3_000 }).map((n) => 'r'.repeat(n)), fc.constantFrom('', ' ', 'a b', '../../x', '\u00ff\u00fe', '<script>'))
+          .oneof(
+            headerString(64),
+            fc.integer({ min: 129, max: 3_000 }).map((n) => 'r'.repeat(n)),
+            fc.constantFrom('', ' ', 'a b', '../../x', '\u00ff\u00fe', '<script>'),
+          )
           .map((id): Array<[string, string]> => [['x-request-id', id]]),
       },
-      { weight: 5, arbitrary: fc.tuple(headerString(16), headerString(16)).map(([a, b]): Array<[string, string]> => [['x-request-id', a], ['x-request-id', b]]) },
+      {
+        weight: 5,
+        arbitrary: fc.tuple(headerString(16), headerString(16)).map(([a, b]): Array<[string, string]> => [
+          ['x-request-id', a],
+          ['x-request-id', b],
+        ]),
+      },
     );
     const extraHeadersArb = fc.subarray<[string, string]>(
       [
@@ -786,17 +817,42 @@ describe('fuzzing every documented route', () => {
       { weight: 10, arbitrary: fc.integer({ min: 400, max: 5_000 }).map((n) => 'i'.repeat(n)) },
       {
         weight: 20,
-        arbitrary: fc.constantFrom('%', '%zz', '%C3%28', '%E0%A4%A', '%FF%FE', '%00', '%2F..%2F', '%2e%2e', '..', '.', ';', ';a=b', '*', '%25', '{id}', ':id', '\u00e9t\u00e9', '\u00ff'),
+        arbitrary: fc.constantFrom(
+          '%',
+          '%zz',
+          '%C3%28',
+          '%E0%A4%A',
+          '%FF%FE',
+          '%00',
+          '%2F..%2F',
+          '%2e%2e',
+          '..',
+          '.',
+          ';',
+          ';a=b',
+          '*',
+          '%25',
+          '{id}',
+          ':id',
+          '\u00e9t\u00e9',
+          '\u00ff',
+        ),
       },
       { weight: 10, arbitrary: rawUrlString },
     );
 
     const probes: Probe[] = [];
-    const baseFor = (op: Operation): Record<string, unknown> =>
-      deepClone((VALID_BODIES[op.key] ?? (op.bodySchema ? exampleFor(doc, op.bodySchema) : {})));
+    const baseFor = (op: Operation): Record<string, unknown> => deepClone(VALID_BODIES[op.key] ?? (op.bodySchema ? exampleFor(doc, op.bodySchema) : {}));
     const assemble = (
       op: { key: string; method: string; template: string; pathParams: string[] },
-      parts: { pathValues: string[]; query: { label: string; query: string }; auth: { label: string; headers: Array<[string, string]> }; requestId: Array<[string, string]>; extra: Array<[string, string]>; body: BodyChoice },
+      parts: {
+        pathValues: string[];
+        query: { label: string; query: string };
+        auth: { label: string; headers: Array<[string, string]> };
+        requestId: Array<[string, string]>;
+        extra: Array<[string, string]>;
+        body: BodyChoice;
+      },
     ): Probe => {
       let path = op.template;
       op.pathParams.forEach((name, i) => (path = path.replace(`{${name}}`, parts.pathValues[i] ?? '')));
@@ -824,7 +880,13 @@ describe('fuzzing every documented route', () => {
       });
       for (const parts of fc.sample(arb, { seed: SEED + i, numRuns: PER_OPERATION })) probes.push(assemble(op, parts));
 
-      const fixed = { pathValues: op.pathParams.map(() => 'x'), query: { label: '', query: '' }, auth: { label: 'valid-credential', headers: validAuth(op) }, requestId: [], extra: [] };
+      const fixed = {
+        pathValues: op.pathParams.map(() => 'x'),
+        query: { label: '', query: '' },
+        auth: { label: 'valid-credential', headers: validAuth(op) },
+        requestId: [],
+        extra: [],
+      };
       // A sweep of each documented query parameter alone, so hostile values get past the guard and the whitelist.
       op.queryParams.forEach((name, j) => {
         const values = [
@@ -901,9 +963,7 @@ describe('fuzzing every documented route', () => {
     // That alone is no failure; every other request must be answered.
     const cutOff = results.filter(({ outcome }) => outcome.status === 0 && outcome.bytes > BODY_LIMIT);
     const oversized = results.filter(({ outcome }) => outcome.bytes > BODY_LIMIT);
-    const failures = results.filter(
-      (r) => (r.outcome.status === 0 && !cutOff.includes(r)) || r.outcome.status >= 500 || (r.outcome.status >= 400 && !isEnvelope(r.outcome.text)),
-    );
+    const failures = results.filter((r) => (r.outcome.status === 0 && !cutOff.includes(r)) || r.outcome.status >= 500 || (r.outcome.status >= 400 && !isEnvelope(r.outcome.text)));
     const perRoute = new Map<string, number>(ops.map((o) => [o.key, 0]));
     const statuses = new Map<number, number>();
     for (const { probe, outcome } of results) {

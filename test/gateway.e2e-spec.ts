@@ -24,9 +24,7 @@ import { DataSource } from 'typeorm';
 /** One HTTP/1.0 exchange over a raw TCP (or TLS) connection; resolves with the response text. */
 function exchange(port: number, opts: { tls?: boolean; host?: string } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = opts.tls
-      ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'gw.stratus.test' })
-      : connect({ port, host: '127.0.0.1' });
+    const socket = opts.tls ? tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false, servername: 'gw.stratus.test' }) : connect({ port, host: '127.0.0.1' });
     let text = '';
     socket.setTimeout(5_000, () => socket.destroy(new Error('timeout')));
     socket.once(opts.tls ? 'secureConnect' : 'connect', () => socket.write(`GET / HTTP/1.0\r\nHost: ${opts.host ?? 'x'}\r\n\r\n`));
@@ -130,7 +128,11 @@ describe('gateway TCP routes through the edge', () => {
   /** A self-signed certificate for gw.stratus.test: its folder, with cert.pem and key.pem. */
   function selfSigned(bits = 2048): string {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-cert-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', `rsa:${bits}`, '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', `rsa:${bits}`, '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'pipe' },
+    );
     return dir;
   }
 
@@ -186,7 +188,7 @@ describe('gateway TCP routes through the edge', () => {
   itReal.each([
     ['plain', false],
     ['TLS', true],
-  ])('serves a burst of %s connections from their first byte, carried by HAProxy, not by the edge\'s Node process', async (_label, tls) => {
+  ])("serves a burst of %s connections from their first byte, carried by HAProxy, not by the edge's Node process", async (_label, tls) => {
     const port = range.from + (tls ? 13 : 12);
     const certificate_id = tls ? addCertificate().cert.id : undefined;
     const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port, certificate_id });
@@ -279,11 +281,39 @@ describe('gateway TCP routes through the edge', () => {
     });
 
     const forbidden = [
-      '127.0.0.1', '127.1', '0x7f000001', '2130706433', '0177.0.0.1', '017700000001', '127.000.000.001', '0x7f.0.0.1',
-      '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::127.0.0.1',
-      '169.254.169.254', '0xa9fea9fe', '2852039166', '0251.0376.0251.0376', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe',
-      'fd00:ec2::254', '100.100.100.200', 'fe80::1', 'fe80::1%25lo', '0.0.0.0', '::', '255.255.255.255', '224.0.0.1',
-      '64:ff9b::7f00:1', 'localhost', 'metadata.google.internal', '[::1]', '10.0.0.1', '8.8.8.8',
+      '127.0.0.1',
+      '127.1',
+      '0x7f000001',
+      '2130706433',
+      '0177.0.0.1',
+      '017700000001',
+      '127.000.000.001',
+      '0x7f.0.0.1',
+      '::1',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::127.0.0.1',
+      '169.254.169.254',
+      '0xa9fea9fe',
+      '2852039166',
+      '0251.0376.0251.0376',
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      'fe80::1',
+      'fe80::1%25lo',
+      '0.0.0.0',
+      '::',
+      '255.255.255.255',
+      '224.0.0.1',
+      '64:ff9b::7f00:1',
+      'localhost',
+      'metadata.google.internal',
+      '[::1]',
+      '10.0.0.1',
+      '8.8.8.8',
     ];
     it(`400 for ${forbidden.length} forbidden targetIp spellings, nothing stored`, async () => {
       expect(forbidden.length).toBeGreaterThanOrEqual(20);
@@ -323,17 +353,25 @@ describe('gateway TCP routes through the edge', () => {
     try {
       const [gateway] = childPids(stack.process('edge')!.pid!, 'gateway.cfg');
       process.kill(gateway, 'SIGKILL');
-      const down = await waitFor('health to say the range is not held', async () => {
-        const res = await cloud.get('/api/cloud/gateway/health');
-        return res.body.port_range.held ? undefined : res.body;
-      }, { timeoutMs: 30_000, intervalMs: 50 });
+      const down = await waitFor(
+        'health to say the range is not held',
+        async () => {
+          const res = await cloud.get('/api/cloud/gateway/health');
+          return res.body.port_range.held ? undefined : res.body;
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
       expect(down).toMatchObject({ status: 'degraded', listeners: { bound: 0, missing: expect.arrayContaining([port]) } });
       const servesAgain = async () => (realResources() ? (await exchange(port).catch(() => '')).includes(instance.id) : accepts(port));
       await waitFor('the route to serve again', servesAgain, { timeoutMs: 20_000, intervalMs: 200 });
-      const up = await waitFor('health to say the range is held again', async () => {
-        const res = await cloud.get('/api/cloud/gateway/health');
-        return res.body.port_range.held ? res.body : undefined;
-      }, { timeoutMs: 30_000, intervalMs: 50 });
+      const up = await waitFor(
+        'health to say the range is held again',
+        async () => {
+          const res = await cloud.get('/api/cloud/gateway/health');
+          return res.body.port_range.held ? res.body : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
       expect(up.listeners.missing).not.toContain(port);
     } finally {
       await stack.http.delete(`/api/cloud/gateway/routes/${port}`);
@@ -350,10 +388,14 @@ describe('gateway TCP routes through the edge', () => {
       stack.env.GATEWAY_PORT_RANGE = `${taken}-${free}`;
       await stack.startService('api');
       await stack.startService('edge');
-      const health = await waitFor('the edge to report the range', async () => {
-        const res = await cloud.get('/api/cloud/gateway/health');
-        return res.body.port_range?.held ? res : undefined;
-      }, { timeoutMs: 15_000 });
+      const health = await waitFor(
+        'the edge to report the range',
+        async () => {
+          const res = await cloud.get('/api/cloud/gateway/health');
+          return res.body.port_range?.held ? res : undefined;
+        },
+        { timeoutMs: 15_000 },
+      );
       // (Not its status: routes other suites left on ports outside this range make it 'degraded'.)
       expect(health.body).toMatchObject({ port_range: { from: taken, to: free, held: true, taken: [taken] } });
       for (let i = 0; i < 5; i++) expect((await cloud.get('/api/cloud/gateway/available-port')).body.port).toBe(free);

@@ -1,4 +1,17 @@
-import { AddressLease, compareAndSet, DATABASE_CAS, Flavor, hotFindOne, insertTogether, Instance, isUniqueViolation, ManagedDatabase, OutboxEntry, SecurityGroup, withFreeAddress } from '@stratus/core';
+import {
+  AddressLease,
+  compareAndSet,
+  DATABASE_CAS,
+  Flavor,
+  hotFindOne,
+  insertTogether,
+  Instance,
+  isUniqueViolation,
+  ManagedDatabase,
+  OutboxEntry,
+  SecurityGroup,
+  withFreeAddress,
+} from '@stratus/core';
 import { createTenant, saveBareInstance, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource, ObjectLiteral } from 'typeorm';
@@ -122,9 +135,7 @@ describe('hot queries', () => {
 
   it('writes a json array as json, not as a PostgreSQL array', async () => {
     const jobId = `hot-${randomUUID()}`;
-    const [entry] = await insertTogether(db, [
-      { entity: OutboxEntry, values: { jobName: 'x', jobId, payload: ['a', 'b'] as unknown as Record<string, string> } },
-    ]);
+    const [entry] = await insertTogether(db, [{ entity: OutboxEntry, values: { jobName: 'x', jobId, payload: ['a', 'b'] as unknown as Record<string, string> } }]);
     expect(entry.payload).toEqual(['a', 'b']);
   });
 

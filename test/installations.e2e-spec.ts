@@ -77,7 +77,9 @@ async function witnesses(at: Installation): Promise<{ keys: string[]; processes:
 /** Creates and deletes CHURN servers of every engine and CHURN instances, one kind at a time. */
 async function churn(at: Installation): Promise<void> {
   for (const { collection } of ENGINES) {
-    const ids = await Promise.all(Array.from({ length: CHURN }, async (_, i) => (await createManaged(at.api, collection, { name: `churn-${'abcdefghijklmnop'[i]}` })).body.id as number));
+    const ids = await Promise.all(
+      Array.from({ length: CHURN }, async (_, i) => (await createManaged(at.api, collection, { name: `churn-${'abcdefghijklmnop'[i]}` })).body.id as number),
+    );
     const [atOnce, later] = [ids.slice(0, DELETED_AT_ONCE), ids.slice(DELETED_AT_ONCE)];
     await Promise.all(atOnce.map((id) => at.api.delete(`/v1/${collection}/${id}`)));
     await Promise.all(later.map((id) => waitForDatabase(at.api, collection, id, ['ready'], { timeoutMs: 180_000, intervalMs: 200 })));
@@ -85,7 +87,10 @@ async function churn(at: Installation): Promise<void> {
     await Promise.all(ids.map((id) => waitForDatabaseGone(at.api, collection, id, 180_000)));
   }
   const instances = await Promise.all(
-    Array.from({ length: CHURN }, async (_, i) => (await at.api.post('/v1/instances', { name: `churn-${'abcdefghijklmnop'[i]}`, ...DEMO_INSTANCE, image_id: 'plain' })).body.id as string),
+    Array.from(
+      { length: CHURN },
+      async (_, i) => (await at.api.post('/v1/instances', { name: `churn-${'abcdefghijklmnop'[i]}`, ...DEMO_INSTANCE, image_id: 'plain' })).body.id as string,
+    ),
   );
   await Promise.all(instances.map((id) => waitForInstance(at.api, id, ['ACTIVE'], 180_000)));
   await Promise.all(instances.map((id) => at.api.delete(`/v1/instances/${id}`)));

@@ -15,9 +15,7 @@ describe('instance create does not hold a worker slot while the instance boots',
   it('five instances boot at once on a worker with one slot, and each is ACTIVE only once booted', async () => {
     // Its jobs wait in the queue until then, and how long it takes to load is the machine's business.
     await s.stack.workerReady();
-    const created = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => s.api.post('/v1/instances', { name: `boot-${i}`, ...DEMO_INSTANCE })),
-    );
+    const created = await Promise.all(Array.from({ length: 5 }, (_, i) => s.api.post('/v1/instances', { name: `boot-${i}`, ...DEMO_INSTANCE })));
     expect(created.map((c) => c.status)).toEqual([202, 202, 202, 202, 202]);
     const ids = created.map((c) => c.body.id as string);
     // Generous: one after another would take 15 s; the bound is for a loaded machine, not the claim.

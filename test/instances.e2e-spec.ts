@@ -1,16 +1,5 @@
 import { Instance } from '@stratus/core';
-import {
-  DEMO_INSTANCE,
-  instanceLeadersUnder,
-  itReal,
-  providerUnderTest,
-  realResources,
-  saveBareInstance,
-  useSuite,
-  waitFor,
-  waitForInstance,
-  whenReal,
-} from '@stratus/testing';
+import { DEMO_INSTANCE, instanceLeadersUnder, itReal, providerUnderTest, realResources, saveBareInstance, useSuite, waitFor, waitForInstance, whenReal } from '@stratus/testing';
 import { join } from 'node:path';
 
 describe(`compute instances on the ${providerUnderTest()} provider`, () => {
@@ -93,7 +82,9 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
     for (const n of [1, 2]) {
       const bare = await saveBareInstance(s.db, { projectId: s.owner.projectId, userId: s.owner.userId, name: `bare-${n}` });
       try {
-        await waitFor(`a sweep to find bare instance ${n} not running`, async () => (await s.db.getRepository(Instance).findOneByOrFail({ id: bare.id })).status === 'SHUTOFF', { timeoutMs: 60_000 });
+        await waitFor(`a sweep to find bare instance ${n} not running`, async () => (await s.db.getRepository(Instance).findOneByOrFail({ id: bare.id })).status === 'SHUTOFF', {
+          timeoutMs: 60_000,
+        });
       } finally {
         await s.db.getRepository(Instance).delete({ id: bare.id });
       }

@@ -1,12 +1,4 @@
-import {
-  createManaged,
-  DEMO_INSTANCE,
-  HttpClient,
-  useSuite,
-  waitFor,
-  waitForDatabase,
-  waitForInstance,
-} from '@stratus/testing';
+import { createManaged, DEMO_INSTANCE, HttpClient, useSuite, waitFor, waitForDatabase, waitForInstance } from '@stratus/testing';
 import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -195,18 +187,26 @@ exit 0
 async function volume(cloud: HttpClient, name: string): Promise<string> {
   const created = await cloud.post('/api/cloud/volumes/create', { name, size: 1 });
   expect(created.status).toBe(201);
-  await waitFor(`volume ${name} available`, async () => {
-    const v = ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((x) => x.id === created.body.id);
-    return v?.status === 'available';
-  }, { timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor(
+    `volume ${name} available`,
+    async () => {
+      const v = ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((x) => x.id === created.body.id);
+      return v?.status === 'available';
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
   return created.body.id;
 }
 
 async function attach(cloud: HttpClient, volumeId: string, instanceId: string): Promise<void> {
   const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volumeId, instance_id: instanceId });
   expect(attached.status).toBe(200);
-  await waitFor(`volume ${volumeId} in use`, async () => {
-    const v = ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((x) => x.id === volumeId);
-    return v?.status === 'in-use';
-  }, { timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor(
+    `volume ${volumeId} in use`,
+    async () => {
+      const v = ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((x) => x.id === volumeId);
+      return v?.status === 'in-use';
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }

@@ -48,10 +48,14 @@ describe('transactional outbox', () => {
       });
     });
 
-    const entry = await waitFor('the relay to dispatch the row', async () => {
-      const row = await db.getRepository(OutboxEntry).findOneBy({ jobId: resourceJobId('instance.create', id, 1) });
-      return row?.dispatchedAt ? row : undefined;
-    }, { timeoutMs: 20_000 });
+    const entry = await waitFor(
+      'the relay to dispatch the row',
+      async () => {
+        const row = await db.getRepository(OutboxEntry).findOneBy({ jobId: resourceJobId('instance.create', id, 1) });
+        return row?.dispatchedAt ? row : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     // The relay leaves a fresh row to the direct path for a second, then takes it.
     expect(entry.dispatchedAt!.getTime() - entry.createdAt.getTime()).toBeGreaterThanOrEqual(900);
 

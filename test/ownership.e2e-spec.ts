@@ -63,9 +63,13 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     instance = await waitForInstance(s.api, created.body.id);
 
     volume = (await a.post('/api/cloud/volumes/create', { name: 'a-data', size: 1 })).body;
-    await waitFor('A\'s volume to be available', async () => (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id && v.status === 'available'), { timeoutMs: 60_000 });
+    await waitFor("A's volume to be available", async () => (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id && v.status === 'available'), {
+      timeoutMs: 60_000,
+    });
     expect((await a.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: instance.id })).status).toBe(200);
-    volume = await waitFor('A\'s volume to be attached', async () => (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id && v.status === 'in-use'), { timeoutMs: 60_000 });
+    volume = await waitFor("A's volume to be attached", async () => (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id && v.status === 'in-use'), {
+      timeoutMs: 60_000,
+    });
 
     const route = await a.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port: routePort });
     expect(route.status).toBe(200);
@@ -94,7 +98,7 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
       expect(notFound(await b.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: instance.id }))).toEqual([404, 'not_found']);
     });
 
-    it('routes: delete answers 404; used-ports and health show only B\'s own', async () => {
+    it("routes: delete answers 404; used-ports and health show only B's own", async () => {
       expect(notFound(await b.delete(`/api/cloud/gateway/routes/${routePort}`))).toEqual([404, 'not_found']);
       expect((await b.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(routePort);
       const health = (await b.get('/api/cloud/gateway/health')).body;
@@ -126,7 +130,7 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     });
   });
 
-  describe('targets that are not the caller\'s own: 400, nothing created', () => {
+  describe("targets that are not the caller's own: 400, nothing created", () => {
     const port = () => routePort + 1;
     const refusedRoute = async (client: HttpClient, targetIp: string, targetPort: number, message: string | RegExp) => {
       const res = await client.post('/api/cloud/gateway/create', { targetIp, targetPort, protocol: 'tcp', port: port() });
@@ -183,7 +187,7 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
       });
       afterAll(() => new Promise<void>((resolve) => service.close(() => resolve())));
 
-      it('is not a route target, even on the caller\'s own instance address', async () => {
+      it("is not a route target, even on the caller's own instance address", async () => {
         await refusedRoute(a, instance.metadata.privateIp, servicePort, /^targetPort: .* would reach a service of the host listening on all addresses/);
       });
 

@@ -50,11 +50,10 @@ describe('repair after Redis loses its data', () => {
    * builds all 50, which a loaded machine makes slow, not wrong.
    */
   async function expectAllBuilt(ids: string[], lostAt: number, pids: Array<number | undefined>): Promise<void> {
-    await waitFor(
-      `all ${CREATES} instances to leave BUILD`,
-      async () => (await db.getRepository(Instance).countBy({ id: In(ids), status: 'BUILD' })) === 0,
-      { timeoutMs: RECONCILE_INTERVAL_MS + 180_000 - (Date.now() - lostAt), intervalMs: 500 },
-    );
+    await waitFor(`all ${CREATES} instances to leave BUILD`, async () => (await db.getRepository(Instance).countBy({ id: In(ids), status: 'BUILD' })) === 0, {
+      timeoutMs: RECONCILE_INTERVAL_MS + 180_000 - (Date.now() - lostAt),
+      intervalMs: 500,
+    });
     const statuses = await db.query(`SELECT status, count(*)::int AS n FROM instances WHERE id = ANY($1) GROUP BY status`, [ids]);
     expect(statuses).toEqual([{ status: 'ACTIVE', n: CREATES }]);
     expect([stack.process('api')?.pid, stack.process('worker')?.pid]).toEqual(pids);

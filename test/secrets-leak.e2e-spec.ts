@@ -67,9 +67,7 @@ describe('no database password at rest', () => {
   });
 
   it('finds none in any PostgreSQL table', async () => {
-    const tables: Array<{ table_name: string }> = await db.query(
-      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
-    );
+    const tables: Array<{ table_name: string }> = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
     expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['managed_databases', 'outbox']));
     for (const { table_name } of tables) {
       const rows: Array<{ row: string }> = await db.query(`SELECT t::text AS row FROM "${table_name}" t`);

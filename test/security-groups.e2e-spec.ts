@@ -34,7 +34,6 @@ EOF
 "$STRATUS_NODE" probe.js > probe.log 2>&1 &
 `;
 
-
 describe('security groups on the local provider', () => {
   const s = useSuite();
 

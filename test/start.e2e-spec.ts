@@ -121,7 +121,9 @@ describe('npm start', () => {
     // HAProxy of an edge killed with nothing to replace it runs on under init; ours by its configuration's path.
     if (!overrides) return;
     const edgeDir = join(overrides.DATA_DIR, 'edge');
-    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number)) {
+    for (const pid of readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)) {
       if (commandLine(pid).includes(edgeDir) && processAlive(pid)) process.kill(pid, 'SIGKILL');
     }
     await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
@@ -147,10 +149,7 @@ describe('npm start', () => {
     let instance: { id: string; metadata: Record<string, string> };
     let gatewayPort: number;
     let proxyHost: string;
-    const loops = () => [
-      clientLoop('gateway route', gatewayPort, 'gw', instance.id),
-      clientLoop('proxy host', Number(overrides.EDGE_HTTP_PORT), proxyHost, instance.id),
-    ];
+    const loops = () => [clientLoop('gateway route', gatewayPort, 'gw', instance.id), clientLoop('proxy host', Number(overrides.EDGE_HTTP_PORT), proxyHost, instance.id)];
     /** Until every loop has had `count` more answers. */
     const answered = (running: ReturnType<typeof clientLoop>[], count: number) => {
       const from = running.map((l) => l.ok);

@@ -25,10 +25,14 @@ describe('volumes', () => {
 
   const listed = async (id: string) => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.id === id);
   const waitStatus = (id: string, status: string, timeoutMs = 60_000) =>
-    waitFor(`volume ${id} to be ${status}`, async () => {
-      const v = await listed(id);
-      return v?.status === status ? v : undefined;
-    }, { timeoutMs, intervalMs: 100 });
+    waitFor(
+      `volume ${id} to be ${status}`,
+      async () => {
+        const v = await listed(id);
+        return v?.status === status ? v : undefined;
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
 
   beforeAll(async () => {
     cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
@@ -134,10 +138,14 @@ describe('volumes', () => {
       expect(lstatSync(join(instancesDir, vm.id, 'home', 'volumes')).isSymbolicLink()).toBe(true);
 
       expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id })).status).toBe(200);
-      const failed = await waitFor('the attach to fail', async () => {
-        const v = await listed(volume.id);
-        return v?.status === 'available' && v.status_reason ? v : undefined;
-      }, { timeoutMs: 60_000, intervalMs: 100 });
+      const failed = await waitFor(
+        'the attach to fail',
+        async () => {
+          const v = await listed(volume.id);
+          return v?.status === 'available' && v.status_reason ? v : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
       expect(failed.status_reason).toContain("the instance's home refused it");
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(statSync(elsewhere).uid).toBe(0);
@@ -165,21 +173,28 @@ describe('volumes', () => {
   }
 
   // Loop-mounted volumes only (root, with loop devices, the local provider): a plain folder has no mount to be busy.
-  (process.getuid?.() === 0 && existsSync('/dev/loop-control') && realResources() ? it : it.skip)('refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all', async () => {
-    const { volume, vm, attachmentId, link, detach } = await attachedWhile('holder', (id) => `exec 3>>"volumes/${id}/held"; touch done; exec sleep 100000`);
-    expect((await detach()).status).toBe(200);
-    const refused = await waitFor('the detach to be refused', async () => {
-      const v = await listed(volume.id);
-      return v?.status === 'in-use' && v.status_reason ? v : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
-    expect(refused.status_reason).toContain('is busy: a process of its instance has a file open on it');
-    expect(refused.attachments).toEqual([expect.objectContaining({ attachment_id: attachmentId, instance_id: vm.id })]);
-    expect(lstatSync(link).isSymbolicLink()).toBe(true);
-    expect(existsSync(join(link, 'held'))).toBe(true);
-    // Its instance deleted, the volume is released all the same.
-    expect((await s.api.delete(`/v1/instances/${vm.id}`)).status).toBe(204);
-    await waitStatus(volume.id, 'available', 30_000);
-  });
+  (process.getuid?.() === 0 && existsSync('/dev/loop-control') && realResources() ? it : it.skip)(
+    'refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all',
+    async () => {
+      const { volume, vm, attachmentId, link, detach } = await attachedWhile('holder', (id) => `exec 3>>"volumes/${id}/held"; touch done; exec sleep 100000`);
+      expect((await detach()).status).toBe(200);
+      const refused = await waitFor(
+        'the detach to be refused',
+        async () => {
+          const v = await listed(volume.id);
+          return v?.status === 'in-use' && v.status_reason ? v : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      expect(refused.status_reason).toContain('is busy: a process of its instance has a file open on it');
+      expect(refused.attachments).toEqual([expect.objectContaining({ attachment_id: attachmentId, instance_id: vm.id })]);
+      expect(lstatSync(link).isSymbolicLink()).toBe(true);
+      expect(existsSync(join(link, 'held'))).toBe(true);
+      // Its instance deleted, the volume is released all the same.
+      expect((await s.api.delete(`/v1/instances/${vm.id}`)).status).toBe(204);
+      await waitStatus(volume.id, 'available', 30_000);
+    },
+  );
 
   // Its instance's user_data changes its home: a real process's only.
   itReal('detaches from an instance that made its volumes folder read-only', async () => {
@@ -194,11 +209,15 @@ describe('volumes', () => {
     const created = await s.api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
     expect(created.status).toBe(202);
     await waitForInstance(s.api, created.body.id);
-    const volume = await waitFor('the volume to be attached', async () => {
-      const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
-      const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
-      return v?.status === 'in-use' ? v : undefined;
-    }, { timeoutMs: 60_000 });
+    const volume = await waitFor(
+      'the volume to be attached',
+      async () => {
+        const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
+        const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
+        return v?.status === 'in-use' ? v : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(volume).toMatchObject({ name: 'boot-data', size: 1 });
     await whenReal(() => expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true));
 
@@ -318,17 +337,21 @@ describe('a volume created with an instance that waits for a worker', () => {
   // runs no user_data, and takes as long for every boot (the local worker ignores the setting).
   const s = useSuite({ WORKER_CONCURRENCY: '1', FAKE_PROVIDER_BOOT_MS: '8000' });
 
-  it('is attached once the instance is built, without spending the attach job\'s attempts on the wait', async () => {
+  it("is attached once the instance is built, without spending the attach job's attempts on the wait", async () => {
     const blocker = await s.api.post('/v1/instances', { name: 'slow-boot', ...DEMO_INSTANCE, image_id: 'plain', user_data: '#!/bin/sh\nsleep 8\n' });
     const waiting = await s.api.post('/v1/instances', { name: 'queued', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'queued-data', size: 1 } });
     expect([blocker.status, waiting.status]).toEqual([202, 202]);
     const cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
     const volumeOf = async () => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.description === `created with instance ${waiting.body.id}`);
     await waitForInstance(s.api, waiting.body.id);
-    const volume = await waitFor('the volume to be in use', async () => {
-      const v = await volumeOf();
-      return v?.status === 'in-use' ? v : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const volume = await waitFor(
+      'the volume to be in use',
+      async () => {
+        const v = await volumeOf();
+        return v?.status === 'in-use' ? v : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     expect(volume.attachments).toEqual([expect.objectContaining({ instance_id: waiting.body.id })]);
     const [{ generation }] = await s.db.query(`SELECT generation FROM volumes WHERE id = $1`, [volume.id]);
     const queue = new Queue(QUEUES.volumes, { connection: redisConnection(s.stack.env.REDIS_URL), prefix: s.stack.env.QUEUE_PREFIX });

@@ -38,8 +38,9 @@ describe("the worker's resource lives", () => {
 
   it('refuses as the api does, with a domain error naming the field', async () => {
     const lives = worker.get(InstanceLifecycle);
-    await expect(
-      lives.create({ name: 'member-x', ...DEMO_INSTANCE, image_id: 'no-such-image' }, { projectId: s.owner.projectId, userId: s.owner.userId }),
-    ).rejects.toMatchObject({ kind: 'invalid', message: 'image_id: image "no-such-image" does not exist' });
+    await expect(lives.create({ name: 'member-x', ...DEMO_INSTANCE, image_id: 'no-such-image' }, { projectId: s.owner.projectId, userId: s.owner.userId })).rejects.toMatchObject({
+      kind: 'invalid',
+      message: 'image_id: image "no-such-image" does not exist',
+    });
   });
 });

@@ -82,10 +82,6 @@ function refuseWhileClosing(fastify: FastifyInstance): void {
   });
   fastify.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
-    return reply
-      .status(503)
-      .header('connection', 'close')
-      .header('content-type', 'application/json; charset=utf-8')
-      .send(envelope(503, 'the api is shutting down; try again'));
+    return reply.status(503).header('connection', 'close').header('content-type', 'application/json; charset=utf-8').send(envelope(503, 'the api is shutting down; try again'));
   });
 }

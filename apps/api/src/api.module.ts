@@ -14,15 +14,18 @@ import { VolumesController } from './volumes/volumes.controller';
 
 /** Routes only: each resource's life is libs/core's (CoreModule), which the controllers call. */
 @Module({
-  imports: [
-    ConfigModule,
-    LoggingModule.forRoot('api'),
-    DatabaseModule,
-    QueueModule.register(),
-    AuthModule,
-    CoreModule.register({ outbox: OutboxService, shadowedByWildcard }),
+  imports: [ConfigModule, LoggingModule.forRoot('api'), DatabaseModule, QueueModule.register(), AuthModule, CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
+  controllers: [
+    HealthController,
+    CatalogController,
+    InstancesController,
+    VolumesController,
+    GatewayController,
+    DnsController,
+    DatabasesController,
+    CacheController,
+    AnalyticsController,
   ],
-  controllers: [HealthController, CatalogController, InstancesController, VolumesController, GatewayController, DnsController, DatabasesController, CacheController, AnalyticsController],
   providers: [CatalogService],
 })
 export class ApiModule {}

@@ -131,9 +131,7 @@ export class EdgeService {
         `SELECT r.id, r.port, r.target_ip, r.target_port, r.certificate_id, c.cert_pem, c.key_encrypted
          FROM gateway_routes r LEFT JOIN certificates c ON c.id = r.certificate_id ORDER BY r.port`,
       ),
-      db.query(
-        `SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`,
-      ),
+      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`),
       db.query(`SELECT id, host(address) AS address, port, protocol, hosts, health_check FROM load_balancers ORDER BY id`),
       // A removing backend is handed over as absent: the router drains it and deletes it once it is empty.
       db.query(`SELECT listener_id, host(address) AS address, port, state FROM load_balancer_backends WHERE state <> 'removing' ORDER BY listener_id, address, port`),
@@ -189,10 +187,7 @@ export class EdgeService {
          WHERE b.listener_id = $1 AND b.address = o.address AND b.port = o.port`,
         [id, JSON.stringify(seen.backends)],
       );
-      await db.query(
-        `DELETE FROM load_balancer_backends WHERE listener_id = $1 AND state = 'removing' AND NOT (host(address) || '/' || port = ANY($2::text[]))`,
-        [id, held],
-      );
+      await db.query(`DELETE FROM load_balancer_backends WHERE listener_id = $1 AND state = 'removing' AND NOT (host(address) || '/' || port = ANY($2::text[]))`, [id, held]);
     }
   }
 
@@ -224,10 +219,7 @@ export class EdgeService {
     );
     for (const { id, port, result } of verdicts) {
       if (result === 'ok') continue;
-      const changed = await db.query(
-        `UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE id = $1 AND bind_error IS DISTINCT FROM $2`,
-        [id, result],
-      );
+      const changed = await db.query(`UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE id = $1 AND bind_error IS DISTINCT FROM $2`, [id, result]);
       if (changed.rowCount) this.log('warn', 'gateway listener not bound', { port, error: result });
     }
     await this.heartbeat();
@@ -249,7 +241,13 @@ export class EdgeService {
     const db = this.db;
     this.db = null;
     const done = () => process.exit(0);
-    (db ? db.query('DELETE FROM edge_nodes WHERE name = $1', [this.name]).catch(() => undefined).then(() => db.end()) : Promise.resolve())
+    (db
+      ? db
+          .query('DELETE FROM edge_nodes WHERE name = $1', [this.name])
+          .catch(() => undefined)
+          .then(() => db.end())
+      : Promise.resolve()
+    )
       .catch(() => undefined)
       .finally(async () => {
         await Promise.all([this.router.close(), this.gateway.close(), this.balancers.close()]).catch(() => undefined);

@@ -50,7 +50,9 @@ function knock(port: number): Promise<string> {
 function selfSigned(cn: string): { certPem: string; keyPem: string } {
   const dir = mkdtempSync(join(tmpdir(), 'stratus-gw-cert-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'pipe' });
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${cn}`, '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], {
+      stdio: 'pipe',
+    });
     return { certPem: readFileSync(join(dir, 'c'), 'utf8'), keyPem: readFileSync(join(dir, 'k'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -209,10 +211,14 @@ describe('GatewayRouter', () => {
     await once(client, 'connect');
     client.write('x'); // the route is up once the target sees a byte
     let edgePort: number | undefined;
-    await waitFor('the target to see the byte', () => {
-      edgePort = [...targetSockets.entries()].find(([, s]) => s.bytesRead > 0 && !s.readableEnded)?.[0];
-      return edgePort !== undefined;
-    }, { timeoutMs: 30_000, intervalMs: 10 });
+    await waitFor(
+      'the target to see the byte',
+      () => {
+        edgePort = [...targetSockets.entries()].find(([, s]) => s.bytesRead > 0 && !s.readableEnded)?.[0];
+        return edgePort !== undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 10 },
+    );
     try {
       expect(keepAliveArmed(range.from, client.localPort!)).toBe(true); // the gateway's socket to the client
       expect(keepAliveArmed(edgePort!, targetPort)).toBe(true); // the gateway's socket to the target

@@ -104,7 +104,8 @@ export class GatewayRouter {
       }
       const results: Record<number, string> = {};
       for (const route of routes) {
-        if (route.port < this.opts.range.from || route.port > this.opts.range.to) results[route.port] = `the port is outside the edge's GATEWAY_PORT_RANGE (${this.opts.range.from}-${this.opts.range.to})`;
+        if (route.port < this.opts.range.from || route.port > this.opts.range.to)
+          results[route.port] = `the port is outside the edge's GATEWAY_PORT_RANGE (${this.opts.range.from}-${this.opts.range.to})`;
         else if (!this.held.has(route.port)) results[route.port] = PORT_TAKEN;
         else if (this.applied.get(route.port) === NOT_TAKEN_DOWN) results[route.port] = `haproxy: the port's previous route could not be taken down`;
         else if (this.applied.has(route.port)) results[route.port] = 'ok';
@@ -208,7 +209,10 @@ export class GatewayRouter {
     const file = this.certFile(port);
     // The certificates only, then the key: HAProxy takes the first key it reads. A PEM has no
     // blank line; one would end the payload and let what follows be read as a command.
-    const pem = `${certificateBlocks(tls.certPem)}\n${tls.keyPem}`.split(/\r?\n/).filter((l) => l.trim()).join('\n');
+    const pem = `${certificateBlocks(tls.certPem)}\n${tls.keyPem}`
+      .split(/\r?\n/)
+      .filter((l) => l.trim())
+      .join('\n');
     try {
       const set = await this.haproxy.command(`set ssl cert ${file} <<\n${pem}\n\n`);
       if (!/Transaction (created|updated)/.test(set)) throw new Error(set.trim());
@@ -273,7 +277,23 @@ export class GatewayRouter {
     const cert = join(this.opts.dir, 'placeholder.crt');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '36500', '-subj', '/CN=stratus-gateway-unused-port', '-keyout', key, '-out', cert],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '36500',
+        '-subj',
+        '/CN=stratus-gateway-unused-port',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
       { stdio: 'pipe' },
     );
     writeFileSync(file, readFileSync(cert, 'utf8') + readFileSync(key, 'utf8'), { mode: 0o600 });

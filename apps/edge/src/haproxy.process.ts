@@ -55,8 +55,7 @@ export class HaproxyProcess {
     this.config = join(opts.dir, `${opts.name}.cfg`);
     this.pidFile = join(opts.dir, `${opts.name}.pid`);
     const socket = join(opts.dir, `${opts.name}.sock`);
-    this.socket =
-      socket.length <= SOCKET_PATH_MAX ? socket : join(tmpdir(), `stratus-${opts.name}-${createHash('sha256').update(opts.dir).digest('hex').slice(0, 16)}.sock`);
+    this.socket = socket.length <= SOCKET_PATH_MAX ? socket : join(tmpdir(), `stratus-${opts.name}-${createHash('sha256').update(opts.dir).digest('hex').slice(0, 16)}.sock`);
   }
 
   /** 'ok' while HAProxy serves, 'starting', or why it does not; null before the first start. */
@@ -110,7 +109,11 @@ export class HaproxyProcess {
       // Ctrl-C or a hang-up of the terminal it runs in (the edge gets it too, and stops): not a crash,
       // though the owner starts it again all the same unless it is closing by then.
       const fromTerminal = signal === 'SIGINT' || signal === 'SIGHUP';
-      this.opts.log?.(fromTerminal ? 'info' : 'error', fromTerminal ? 'haproxy stopped by a signal from the terminal' : 'haproxy exited', { haproxy: this.opts.name, code, signal });
+      this.opts.log?.(fromTerminal ? 'info' : 'error', fromTerminal ? 'haproxy stopped by a signal from the terminal' : 'haproxy exited', {
+        haproxy: this.opts.name,
+        code,
+        signal,
+      });
       this.opts.onCrash?.();
     });
     running.add(child);
@@ -122,7 +125,13 @@ export class HaproxyProcess {
     const deadline = Date.now() + START_TIMEOUT_MS;
     while (Date.now() < deadline) {
       if (exited !== null) return (this.state = alertOf(output) ?? exited);
-      if (await this.command('show info', 1_000).then((a) => a.includes('Pid:'), () => false)) return (this.state = 'ok');
+      if (
+        await this.command('show info', 1_000).then(
+          (a) => a.includes('Pid:'),
+          () => false,
+        )
+      )
+        return (this.state = 'ok');
       await sleep(20);
     }
     await this.stop();

@@ -109,16 +109,30 @@ describe('HostRouter', () => {
 
   it('routes by Host (case and port ignored) and forwards end-to-end headers only', async () => {
     const r = await call(routerPort, {
-      headers: { host: 'APP.localhost:8080', 'x-keep': '1', connection: 'keep-alive, x-drop', 'x-drop': 'no', te: 'trailers', 'x-forwarded-for': '10.0.0.9', 'x-forwarded-proto': 'https' },
+      headers: {
+        host: 'APP.localhost:8080',
+        'x-keep': '1',
+        connection: 'keep-alive, x-drop',
+        'x-drop': 'no',
+        te: 'trailers',
+        'x-forwarded-for': '10.0.0.9',
+        'x-forwarded-proto': 'https',
+      },
     });
     expect(r.status).toBe(200);
     const seen = json(r).headers;
-    expect(seen).toMatchObject({ host: 'APP.localhost:8080', 'x-keep': '1', 'x-forwarded-for': '10.0.0.9, 127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-host': 'APP.localhost:8080' });
+    expect(seen).toMatchObject({
+      host: 'APP.localhost:8080',
+      'x-keep': '1',
+      'x-forwarded-for': '10.0.0.9, 127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-host': 'APP.localhost:8080',
+    });
     expect(seen['x-drop']).toBeUndefined();
     expect(seen.te).toBeUndefined();
   });
 
-  it('sets x-forwarded-proto and -host even when the client\'s Connection header names them', async () => {
+  it("sets x-forwarded-proto and -host even when the client's Connection header names them", async () => {
     const r = await call(routerPort, { headers: { host: 'app.localhost', connection: 'x-forwarded-proto, x-forwarded-host, x-forwarded-for' } });
     expect(r.status).toBe(200);
     expect(json(r).headers).toMatchObject({ 'x-forwarded-proto': 'http', 'x-forwarded-host': 'app.localhost', 'x-forwarded-for': '127.0.0.1' });
@@ -253,7 +267,12 @@ describe('HostRouter', () => {
         host: '127.0.0.1',
         port: routerPort,
         path: '/live',
-        headers: { host, connection: 'Upgrade', upgrade: protocol, ...(protocol === 'websocket' ? { 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' } : {}) },
+        headers: {
+          host,
+          connection: 'Upgrade',
+          upgrade: protocol,
+          ...(protocol === 'websocket' ? { 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' } : {}),
+        },
       });
       req.on('upgrade', (res, socket) => resolve({ status: res.statusCode ?? 0, headers: res.headers, socket }));
       req.on('response', (res) => {

@@ -183,7 +183,9 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from;
     const lb: BalancerSpec = { listener: listener('tcp-kill', port), backends: [active(a), active(b)] };
     expect(await router.apply([lb])).toEqual({ 'tcp-kill': 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('tcp-kill', a.port))?.health === 'up' && (await observed('tcp-kill', b.port))?.health === 'up', { timeoutMs: 30_000 });
+    await waitFor('both backends to be up', async () => (await observed('tcp-kill', a.port))?.health === 'up' && (await observed('tcp-kill', b.port))?.health === 'up', {
+      timeoutMs: 30_000,
+    });
 
     const answers: Array<{ name?: string; error?: string }> = [];
     let running = true;
@@ -224,7 +226,9 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from + 1;
     const lb: BalancerSpec = { listener: listener('http-kill', port, { protocol: 'http', hosts: ['kill.lb.test'] }), backends: [active(a), active(b)] };
     expect(await router.apply([lb])).toEqual({ 'http-kill': 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('http-kill', a.port))?.health === 'up' && (await observed('http-kill', b.port))?.health === 'up', { timeoutMs: 30_000 });
+    await waitFor('both backends to be up', async () => (await observed('http-kill', a.port))?.health === 'up' && (await observed('http-kill', b.port))?.health === 'up', {
+      timeoutMs: 30_000,
+    });
 
     const answers: Array<{ status?: number; body?: string; error?: string }> = [];
     let running = true;
@@ -240,10 +244,16 @@ describe('LoadBalancerRouter', () => {
       }
     })();
     try {
-      await waitFor('both backends to answer the loop', () => answers.some((r) => r.body?.startsWith('a ')) && answers.some((r) => r.body?.startsWith('b ')), { timeoutMs: 30_000, intervalMs: 10 });
+      await waitFor('both backends to answer the loop', () => answers.some((r) => r.body?.startsWith('a ')) && answers.some((r) => r.body?.startsWith('b ')), {
+        timeoutMs: 30_000,
+        intervalMs: 10,
+      });
       killNow = true;
       await waitFor('the loop to kill a backend', () => killedAt >= 0, { timeoutMs: 30_000, intervalMs: 10 });
-      await waitFor('the health checks to take the killed backend out', async () => (await observed('http-kill', a.port))?.health === 'down', { timeoutMs: 30_000, intervalMs: 20 });
+      await waitFor('the health checks to take the killed backend out', async () => (await observed('http-kill', a.port))?.health === 'down', {
+        timeoutMs: 30_000,
+        intervalMs: 20,
+      });
       const downAt = answers.length;
       await waitFor('more requests after it was taken out', () => answers.length > downAt + 20, { timeoutMs: 30_000, intervalMs: 10 });
       running = false;
@@ -263,7 +273,9 @@ describe('LoadBalancerRouter', () => {
     const port = ports.from + 2;
     const spec = (backends: BalancerSpec['backends']): BalancerSpec => ({ listener: listener('streams', port), backends });
     expect(await router.apply([spec([active(a), active(b)])])).toEqual({ streams: 'ok' });
-    await waitFor('both backends to be up', async () => (await observed('streams', a.port))?.health === 'up' && (await observed('streams', b.port))?.health === 'up', { timeoutMs: 30_000 });
+    await waitFor('both backends to be up', async () => (await observed('streams', a.port))?.health === 'up' && (await observed('streams', b.port))?.health === 'up', {
+      timeoutMs: 30_000,
+    });
 
     /** Long-lived connections, each sending a chunk every few milliseconds and counting its echo. */
     interface Stream {
@@ -351,7 +363,9 @@ describe('LoadBalancerRouter', () => {
     ];
     expect(await router.apply(balancers)).toEqual({ 'host-a': 'ok', 'host-b': 'ok' });
     await waitFor('the sick backend to be found out', async () => (await observed('host-a', sick.port))?.health === 'down', { timeoutMs: 30_000 });
-    await waitFor('the others to be up', async () => (await observed('host-a', a.port))?.health === 'up' && (await observed('host-b', b.port))?.health === 'up', { timeoutMs: 30_000 });
+    await waitFor('the others to be up', async () => (await observed('host-a', a.port))?.health === 'up' && (await observed('host-b', b.port))?.health === 'up', {
+      timeoutMs: 30_000,
+    });
 
     for (let i = 0; i < 5; i++) expect(await httpRequest(port, 'a.lb.test')).toEqual({ status: 200, body: 'a a.lb.test' });
     expect(await httpRequest(port, 'B.LB.test.:8080')).toEqual({ status: 200, body: 'b B.LB.test.:8080' });

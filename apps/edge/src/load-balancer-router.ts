@@ -84,7 +84,10 @@ export class LoadBalancerRouter {
         }
       }
       for (const [key, specs] of byAddress) {
-        const status = await this.ensureGroup(key, specs.map((s) => s.listener));
+        const status = await this.ensureGroup(
+          key,
+          specs.map((s) => s.listener),
+        );
         for (const spec of specs) results[spec.listener.id] = status === 'ok' ? await this.reconcile(this.groups.get(key)!, spec) : status;
       }
       this.scheduleSweep();
@@ -168,9 +171,7 @@ export class LoadBalancerRouter {
     group.servers.clear();
     group.shape = shape;
     group.listeners = new Map(listeners.map((l) => [l.id, l]));
-    const started = await group.haproxy.start(
-      renderBalancerConfig({ address, port, listeners, threads: this.opts.threads, socket: group.haproxy.socket, runAs: haproxyUser() }),
-    );
+    const started = await group.haproxy.start(renderBalancerConfig({ address, port, listeners, threads: this.opts.threads, socket: group.haproxy.socket, runAs: haproxyUser() }));
     if (started !== 'ok') group.shape = '';
     else this.opts.log?.('info', 'load balancer listening', { address, port, listeners: listeners.map((l) => l.id) });
     return started;

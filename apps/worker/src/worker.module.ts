@@ -19,14 +19,20 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
  * create an instance as POST /v1/instances does (a cluster's members).
  */
 @Module({
-  imports: [
-    ConfigModule,
-    LoggingModule.forRoot('worker'),
-    DatabaseModule,
-    QueueModule.register(),
-    CoreModule.register({ outbox: OutboxService, shadowedByWildcard }),
+  imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
+  providers: [
+    OutboxService,
+    PacketFilterSync,
+    CatalogSync,
+    InstancesReconciler,
+    InstancesProcessor,
+    DatabasesReconciler,
+    DatabasesProcessor,
+    MaintenanceProcessor,
+    ScheduleKeeper,
+    VolumesReconciler,
+    VolumesProcessor,
   ],
-  providers: [OutboxService, PacketFilterSync, CatalogSync, InstancesReconciler, InstancesProcessor, DatabasesReconciler, DatabasesProcessor, MaintenanceProcessor, ScheduleKeeper, VolumesReconciler, VolumesProcessor],
 })
 export class WorkerModule {
   static register(config: AppConfig): DynamicModule {

@@ -29,11 +29,7 @@ export class CoreModule {
   static register(options: CoreModuleOptions): DynamicModule {
     return {
       module: CoreModule,
-      providers: [
-        ...LIVES,
-        { provide: JobOutbox, useClass: options.outbox },
-        { provide: SHADOWED_BY_WILDCARD, useValue: options.shadowedByWildcard },
-      ],
+      providers: [...LIVES, { provide: JobOutbox, useClass: options.outbox }, { provide: SHADOWED_BY_WILDCARD, useValue: options.shadowedByWildcard }],
       exports: LIVES,
     };
   }

@@ -50,7 +50,7 @@ export function providerEntry(config: AppConfig): ProviderEntry {
   if ('unavailable' in entry) throw new ProviderUnavailableError(entry.unavailable);
   // In-memory drivers would report resources that do not exist: never in production.
   if (config.PROVIDER === 'fake' && config.NODE_ENV === 'production') {
-    throw new ProviderUnavailableError('PROVIDER=fake is the test tree\'s in-memory provider and is refused with NODE_ENV=production');
+    throw new ProviderUnavailableError("PROVIDER=fake is the test tree's in-memory provider and is refused with NODE_ENV=production");
   }
   return entry;
 }

@@ -14,11 +14,7 @@ export interface PendingJob<N extends JobName = JobName> {
 }
 
 /** A job for one change (generation) of one resource; its id makes every enqueue of it idempotent. */
-export function resourceJob<N extends JobName>(
-  name: N,
-  resourceId: string | number,
-  payload: JobPayload<N> & { generation: number },
-): PendingJob<N> {
+export function resourceJob<N extends JobName>(name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): PendingJob<N> {
   return { name, payload, jobId: resourceJobId(name, resourceId, payload.generation) };
 }
 
@@ -88,10 +84,7 @@ export class OutboxService implements JobOutbox {
 
   /** Dispatched rows are history; keep a day of it. */
   async prune(olderThanMs = 24 * 3600_000): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < now() - make_interval(secs => $1)`,
-      [olderThanMs / 1000],
-    );
+    await this.dataSource.query(`DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < now() - make_interval(secs => $1)`, [olderThanMs / 1000]);
   }
 
   private async enqueue(entries: OutboxEntry[]): Promise<void> {

@@ -96,7 +96,9 @@ export function killDatabaseServersUnder(dir: string): number {
   const servers = join(dir, 'databases');
   for (const key of existsSync(servers) ? readdirSync(servers) : []) {
     try {
-      const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8').trim().split(' ');
+      const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8')
+        .trim()
+        .split(' ');
       if (readStat(Number(pid))?.startTime === startTime) pids.add(Number(pid));
     } catch {
       // no pid file, or the process is gone

@@ -39,10 +39,14 @@ abstract class OwnServer {
 
   protected async started(child: ChildProcess, what: string): Promise<void> {
     this.child = child;
-    await waitFor(what, async () => {
-      if (!this.running) throw new Error(`${what}: exited with ${child.exitCode ?? child.signalCode}`);
-      return accepts('127.0.0.1', this.port);
-    }, { timeoutMs: 30_000, intervalMs: 50 });
+    await waitFor(
+      what,
+      async () => {
+        if (!this.running) throw new Error(`${what}: exited with ${child.exitCode ?? child.signalCode}`);
+        return accepts('127.0.0.1', this.port);
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
   }
 }
 
@@ -114,19 +118,23 @@ export class OwnPostgres extends OwnServer {
     const child = spawn(join(BIN, 'postgres'), args, { uid: this.uid, gid: this.gid, stdio: 'ignore' });
     await this.started(child, `postgres on ${this.port}`);
     // It takes connections before it takes queries ("the database system is starting up").
-    await waitFor(`postgres on ${this.port} to answer a query`, async () => {
-      if (!this.running) throw new Error(`postgres on ${this.port}: exited with ${child.exitCode ?? child.signalCode}`);
-      const client = new Client({ connectionString: this.url('postgres') });
-      try {
-        await client.connect();
-        await client.query('SELECT 1');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    await waitFor(
+      `postgres on ${this.port} to answer a query`,
+      async () => {
+        if (!this.running) throw new Error(`postgres on ${this.port}: exited with ${child.exitCode ?? child.signalCode}`);
+        const client = new Client({ connectionString: this.url('postgres') });
+        try {
+          await client.connect();
+          await client.query('SELECT 1');
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
   }
 
   /** Stops the server and removes its files. */
@@ -137,7 +145,6 @@ export class OwnPostgres extends OwnServer {
 }
 
 const BIN = join(REPO_ROOT, 'node_modules', 'pg16', 'native', 'bin');
-
 
 function makeSystemUser(name: string): SystemUser {
   try {

@@ -48,10 +48,14 @@ export interface DriverContractSubject {
 
 /** Repeats `create` (the worker's way: each call a new job run) until the instance is ready. */
 export async function createUntilReady(compute: ComputeDriver, spec: InstanceSpec, timeoutMs: number): Promise<ObservedInstance> {
-  return waitFor(`instance ${spec.id} to boot`, async () => {
-    const observed = await compute.create(spec);
-    return observed.ready && observed;
-  }, { timeoutMs, intervalMs: 50 });
+  return waitFor(
+    `instance ${spec.id} to boot`,
+    async () => {
+      const observed = await compute.create(spec);
+      return observed.ready && observed;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
@@ -112,14 +116,18 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
       it('a boot that fails is a terminal error, and stays one when create is repeated', async () => {
         const s = subject();
         const spec = s.failingBootSpec();
-        const err = await waitFor('the failed boot to be reported', async () => {
-          try {
-            await s.compute.create(spec);
-            return false;
-          } catch (e) {
-            return e as Error;
-          }
-        }, { timeoutMs: s.bootWaitMs, intervalMs: 50 });
+        const err = await waitFor(
+          'the failed boot to be reported',
+          async () => {
+            try {
+              await s.compute.create(spec);
+              return false;
+            } catch (e) {
+              return e as Error;
+            }
+          },
+          { timeoutMs: s.bootWaitMs, intervalMs: 50 },
+        );
         expect(err).toBeInstanceOf(DriverError);
         expect((err as DriverError).terminal).toBe(true);
         expect(err.message).toMatch(/^boot failed/);

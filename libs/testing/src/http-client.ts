@@ -28,12 +28,7 @@ export class HttpClient {
     return this.request('DELETE', path, undefined, headers);
   }
 
-  async request<T = any>(
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<Reply<T>> {
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
     const init: RequestInit = { method, headers: { ...this.headers, ...headers } };
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);

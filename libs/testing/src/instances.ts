@@ -11,12 +11,7 @@ export const DEMO_INSTANCE = {
 };
 
 /** Polls GET /v1/instances (the way SPEC.md says clients follow progress) until the instance leaves BUILD. */
-export async function waitForInstance(
-  client: HttpClient,
-  id: string,
-  statuses: string[] = ['ACTIVE'],
-  timeoutMs = 60_000,
-): Promise<any> {
+export async function waitForInstance(client: HttpClient, id: string, statuses: string[] = ['ACTIVE'], timeoutMs = 60_000): Promise<any> {
   return waitFor(
     `instance ${id} to reach ${statuses.join('/')}`,
     async () => {

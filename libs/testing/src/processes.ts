@@ -65,8 +65,7 @@ export async function killInstancesUnder(dir: string): Promise<number> {
   }
   // A killed group leaves its cgroups once the kernel has reaped it, and a
   // user is removed only once nothing runs as it (its uid is handed out again).
-  const running = () =>
-    readdirSync('/proc').some((name) => /^\d+$/.test(name) && uids.has(processUid(Number(name)) ?? undefined) && isAlive(readStat(Number(name))));
+  const running = () => readdirSync('/proc').some((name) => /^\d+$/.test(name) && uids.has(processUid(Number(name)) ?? undefined) && isAlive(readStat(Number(name))));
   for (let waited = 0; (killed || strays.length) && running() && waited < 30_000; waited += 100) await sleep(100);
   if (killed || strays.length) await sleep(100);
   const limiter = installationCgroups(installation);
@@ -98,7 +97,9 @@ export function killGroups(pids: Iterable<number>): number {
 /** Unmounts every volume a test run left mounted under `dir` (only ours: matched by path), so the folder can be removed. */
 export function unmountUnder(dir: string): number {
   let unmounted = 0;
-  for (const mountpoint of mountpoints().filter((m) => m.startsWith(dir + '/')).reverse()) {
+  for (const mountpoint of mountpoints()
+    .filter((m) => m.startsWith(dir + '/'))
+    .reverse()) {
     try {
       execFileSync('umount', ['-l', mountpoint], { stdio: 'pipe' });
       unmounted++;

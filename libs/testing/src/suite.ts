@@ -15,10 +15,7 @@ export interface Suite {
 }
 
 /** The usual end-to-end set-up: the real processes, direct database access and two tenants. */
-async function startSuite(
-  overrides: Record<string, string> = {},
-  services?: Parameters<typeof TestStack.start>[1],
-): Promise<Suite> {
+async function startSuite(overrides: Record<string, string> = {}, services?: Parameters<typeof TestStack.start>[1]): Promise<Suite> {
   const stack = await TestStack.start(overrides, services);
   const db = await testDataSource();
   const owner = await createTenant(db);

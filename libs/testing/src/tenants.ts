@@ -21,11 +21,7 @@ export function testConfig(overrides: Record<string, string> = {}): AppConfig {
 }
 
 /** A new project with an API key and a Bearer token, as the CLI would make them. */
-export async function createTenant(
-  dataSource: DataSource,
-  name = `t-${randomUUID().slice(0, 8)}`,
-  config = testConfig(),
-): Promise<Tenant> {
+export async function createTenant(dataSource: DataSource, name = `t-${randomUUID().slice(0, 8)}`, config = testConfig()): Promise<Tenant> {
   const projects = new ProjectsService(dataSource, config);
   const project = await projects.createProject(name);
   const userId = `user-${name}`;
@@ -34,10 +30,7 @@ export async function createTenant(
 }
 
 /** Signs with the embedded key pair; options let a test break one property at a time. */
-export function signTestToken(
-  claims: Record<string, unknown>,
-  opts: { issuer?: string; audience?: string; expiresIn?: number } = {},
-): string {
+export function signTestToken(claims: Record<string, unknown>, opts: { issuer?: string; audience?: string; expiresIn?: number } = {}): string {
   const config = testConfig();
   return EmbeddedTokenSigner.fromDataDir(config.DATA_DIR).sign(claims, {
     issuer: opts.issuer ?? config.AUTH_ISSUER,

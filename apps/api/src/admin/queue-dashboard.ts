@@ -37,10 +37,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
     scope.addHook('onRequest', (request, reply, done) =>
       scope.basicAuth(request, reply, (err) => {
         if (!err) return done();
-        reply
-          .status(401)
-          .header('www-authenticate', 'Basic realm="stratus-operators"')
-          .send(envelope(401, 'operator credentials required'));
+        reply.status(401).header('www-authenticate', 'Basic realm="stratus-operators"').send(envelope(401, 'operator credentials required'));
       }),
     );
     await scope.register(board.registerPlugin() as never, { prefix: DASHBOARD_PATH });

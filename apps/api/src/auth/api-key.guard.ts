@@ -20,5 +20,4 @@ export class ApiKeyGuard implements CanActivate {
   }
 }
 
-export const ApiKeyAuth = () =>
-  applyDecorators(UseGuards(ApiKeyGuard), ApiSecurity('api-key'), ApiUnauthorizedResponse({ description: 'missing or invalid x-api-key' }));
+export const ApiKeyAuth = () => applyDecorators(UseGuards(ApiKeyGuard), ApiSecurity('api-key'), ApiUnauthorizedResponse({ description: 'missing or invalid x-api-key' }));

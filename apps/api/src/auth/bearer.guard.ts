@@ -39,5 +39,4 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
   }
 }
 
-export const BearerAuth = () =>
-  applyDecorators(UseGuards(BearerGuard), ApiBearerAuth(), ApiUnauthorizedResponse({ description: 'missing or invalid bearer token' }));
+export const BearerAuth = () => applyDecorators(UseGuards(BearerGuard), ApiBearerAuth(), ApiUnauthorizedResponse({ description: 'missing or invalid bearer token' }));

@@ -34,12 +34,7 @@ export class CatalogService {
   }
 
   /** One keyset page: `limit + 1` rows tell whether another page follows. */
-  private async page<E extends ObjectLiteral, T>(
-    entity: new () => E,
-    key: keyof E & string,
-    query: PageQuery,
-    present: (row: E) => T,
-  ): Promise<Page<T>> {
+  private async page<E extends ObjectLiteral, T>(entity: new () => E, key: keyof E & string, query: PageQuery, present: (row: E) => T): Promise<Page<T>> {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const after = decodeCursor(query.cursor);
     const rows = await this.catalog.rowsAfter(entity, key, after, limit + 1);

@@ -21,8 +21,7 @@ const KnownExtensions = () =>
   });
 
 /** Checked in this order: an array, of strings, each allowed. */
-const Extensions = () =>
-  applyDecorators(IsOptional(), IsArray(), ArrayMaxSize(POSTGRES_EXTENSIONS.length + 1), IsString({ each: true }), KnownExtensions());
+const Extensions = () => applyDecorators(IsOptional(), IsArray(), ArrayMaxSize(POSTGRES_EXTENSIONS.length + 1), IsString({ each: true }), KnownExtensions());
 
 /** POST /v1/databases: a PostgreSQL server. */
 export class CreateDatabaseDto extends ManagedDatabaseFieldsDto {

@@ -11,8 +11,7 @@ import { OptionalStringArray, RequiredString } from '../http/field.decorators';
  * names, so only a safe alphabet is accepted.
  */
 
-export const ResourceName = () =>
-  applyDecorators(RequiredString(63), Matches(/^[a-z]+(-[a-z]+)*$/, { message: 'must be lowercase letters and hyphens (like "orders-db")' }));
+export const ResourceName = () => applyDecorators(RequiredString(63), Matches(/^[a-z]+(-[a-z]+)*$/, { message: 'must be lowercase letters and hyphens (like "orders-db")' }));
 
 /** db_name and db_user: an identifier every engine accepts unquoted. */
 export const Identifier = (reserved: string[]) =>
@@ -25,16 +24,9 @@ export const Identifier = (reserved: string[]) =>
   );
 
 export const Password = () =>
-  applyDecorators(
-    IsOptional(),
-    IsString(),
-    MinLength(8),
-    MaxLength(128),
-    Matches(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII characters without spaces' }),
-  );
+  applyDecorators(IsOptional(), IsString(), MinLength(8), MaxLength(128), Matches(/^[\x21-\x7e]+$/, { message: 'must be printable ASCII characters without spaces' }));
 
-export const Version = (allowed: readonly string[]) =>
-  applyDecorators(IsOptional(), IsString(), IsIn(allowed as string[], { message: `must be one of ${allowed.join(', ')}` }));
+export const Version = (allowed: readonly string[]) => applyDecorators(IsOptional(), IsString(), IsIn(allowed as string[], { message: `must be one of ${allowed.join(', ')}` }));
 
 export const OptionalBoolean = () => applyDecorators(IsOptional(), IsBoolean());
 

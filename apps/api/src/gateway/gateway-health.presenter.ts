@@ -8,9 +8,7 @@ export function presentGatewayHealth(node: EdgeNode | null, routes: GatewayRoute
   const status = !node ? 'down' : missing.length || !node.httpBound || !node.gatewayBound ? 'degraded' : 'ok';
   return {
     status,
-    edge: node
-      ? { name: node.name, threads: node.threads, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() }
-      : null,
+    edge: node ? { name: node.name, threads: node.threads, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() } : null,
     listeners: {
       expected: routes.length,
       bound: bound.length,

@@ -40,7 +40,9 @@ export class GatewayController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
   @ApiOkResponse({ description: 'the route, status active' })
-  @ApiBadRequestResponse({ description: 'protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service\'s, unknown certificate' })
+  @ApiBadRequestResponse({
+    description: "protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate",
+  })
   @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
   @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
   async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {

@@ -36,7 +36,15 @@ describe('unavailableDependency', () => {
 describe('toEnvelope of domain errors', () => {
   it.each([
     [new Invalid('image_id', 'image "x" does not exist'), 400, 'bad_request', 'image_id: image "x" does not exist'],
-    [new Invalid([{ field: 'metadata.a', message: 'is managed' }, { field: 'metadata.b', message: 'is managed' }]), 400, 'bad_request', 'metadata.a: is managed; metadata.b: is managed'],
+    [
+      new Invalid([
+        { field: 'metadata.a', message: 'is managed' },
+        { field: 'metadata.b', message: 'is managed' },
+      ]),
+      400,
+      'bad_request',
+      'metadata.a: is managed; metadata.b: is managed',
+    ],
     [new Forbidden('instance i belongs to another project'), 403, 'forbidden', 'instance i belongs to another project'],
     [new NotFound('volume v not found'), 404, 'not_found', 'volume v not found'],
     [new Conflict('port 1 is already used by another route'), 409, 'conflict', 'port 1 is already used by another route'],

@@ -38,9 +38,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
     const dependency = unavailableDependency(exception, this.databasePort);
-    const [status, body] = dependency
-      ? [503, envelope(503, `${dependency} is unavailable; try again shortly`)]
-      : toEnvelope(exception);
+    const [status, body] = dependency ? [503, envelope(503, `${dependency} is unavailable; try again shortly`)] : toEnvelope(exception);
     if (dependency) {
       this.logger.warn({ request_id: request.id, url: request.url, err: String(exception) }, `${dependency} is unavailable`);
     } else if (status >= 500 && !(exception instanceof HttpException) && !(exception instanceof DomainError)) {
@@ -63,7 +61,7 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
       typeof response === 'string'
         ? response
         : Array.isArray((response as { message?: unknown }).message)
-          ? ((response as { message: string[] }).message).join('; ')
+          ? (response as { message: string[] }).message.join('; ')
           : String((response as { message?: string | number }).message ?? exception.message);
     return [status, envelope(status, message)];
   }

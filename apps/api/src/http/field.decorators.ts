@@ -14,15 +14,13 @@ import { ArrayMaxSize, IsArray, IsDefined, IsInt, IsNotEmpty, IsString, Max, Max
  */
 export const Omittable = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
-export const RequiredString = (max = 255) =>
-  applyDecorators(IsDefined({ message: 'is required' }), IsString(), IsNotEmpty(), MaxLength(max));
+export const RequiredString = (max = 255) => applyDecorators(IsDefined({ message: 'is required' }), IsString(), IsNotEmpty(), MaxLength(max));
 
 export const OptionalString = (max = 255) => applyDecorators(Omittable(), IsString(), MaxLength(max));
 
 export const OptionalStringArray = (maxItems = 20, maxLength = 255) =>
   applyDecorators(Omittable(), IsArray(), ArrayMaxSize(maxItems), IsString({ each: true }), MaxLength(maxLength, { each: true }));
 
-export const RequiredInt = (min: number, max: number) =>
-  applyDecorators(IsDefined({ message: 'is required' }), IsInt(), Min(min), Max(max));
+export const RequiredInt = (min: number, max: number) => applyDecorators(IsDefined({ message: 'is required' }), IsInt(), Min(min), Max(max));
 
 export const OptionalInt = (min: number, max: number) => applyDecorators(Omittable(), IsInt(), Min(min), Max(max));

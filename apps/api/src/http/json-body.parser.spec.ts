@@ -8,7 +8,7 @@ describe('jsonDepthExceeds', () => {
     ['[[[[1]]]]', 3, true],
     ['{"a":"[[[[[[[["}', 1, false],
     ['{"a":"\\"[[[["}', 1, false],
-    ['[' .repeat(10_000), 32, true],
+    ['['.repeat(10_000), 32, true],
   ])('%s with max %d exceeds: %s', (text, max, expected) => {
     expect(jsonDepthExceeds(text, max)).toBe(expected);
   });

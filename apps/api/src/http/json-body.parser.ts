@@ -12,7 +12,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -52,32 +53,28 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export function registerJsonParser(fastify: FastifyInstance, bodyLimit: number, maxDepth: number): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    /^application\/(.+\+)?json$/,
-    { parseAs: 'buffer', bodyLimit },
-    (_req, raw: string | Buffer, done) => {
-      if (raw.length > bodyLimit) return done(new PayloadTooLargeException('request body is too large'), undefined);
-      let body: string;
-      try {
-        body = typeof raw === 'string' ? raw : utf8.decode(raw);
-      } catch {
-        return done(new BadRequestException('request body is not valid UTF-8'), undefined);
-      }
-      if (body.trim() === '') return done(null, undefined);
-      if (jsonDepthExceeds(body, maxDepth)) {
-        return done(new BadRequestException(`request body is nested deeper than ${maxDepth} levels`), undefined);
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch (err) {
-        return done(new BadRequestException(`malformed JSON body: ${(err as Error).message}`), undefined);
-      }
-      const forbidden = findForbiddenKey(parsed);
-      if (forbidden !== null) {
-        return done(new BadRequestException(`${forbidden.path}: property ${forbidden.key} should not exist`), undefined);
-      }
-      done(null, parsed);
-    },
-  );
+  fastify.addContentTypeParser(/^application\/(.+\+)?json$/, { parseAs: 'buffer', bodyLimit }, (_req, raw: string | Buffer, done) => {
+    if (raw.length > bodyLimit) return done(new PayloadTooLargeException('request body is too large'), undefined);
+    let body: string;
+    try {
+      body = typeof raw === 'string' ? raw : utf8.decode(raw);
+    } catch {
+      return done(new BadRequestException('request body is not valid UTF-8'), undefined);
+    }
+    if (body.trim() === '') return done(null, undefined);
+    if (jsonDepthExceeds(body, maxDepth)) {
+      return done(new BadRequestException(`request body is nested deeper than ${maxDepth} levels`), undefined);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (err) {
+      return done(new BadRequestException(`malformed JSON body: ${(err as Error).message}`), undefined);
+    }
+    const forbidden = findForbiddenKey(parsed);
+    if (forbidden !== null) {
+      return done(new BadRequestException(`${forbidden.path}: property ${forbidden.key} should not exist`), undefined);
+    }
+    done(null, parsed);
+  });
 }

@@ -19,9 +19,7 @@ const IsPort = () =>
   ValidateBy({
     name: 'isPort',
     validator: {
-      validate: (v: unknown) =>
-        (typeof v === 'string' && /^\d{1,5}$/.test(v) && +v >= 1 && +v <= 65535) ||
-        (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535),
+      validate: (v: unknown) => (typeof v === 'string' && /^\d{1,5}$/.test(v) && +v >= 1 && +v <= 65535) || (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535),
       defaultMessage: () => 'must be a port number from 1 to 65535',
     },
   });

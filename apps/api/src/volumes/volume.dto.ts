@@ -27,7 +27,7 @@ export class AttachVolumeDto {
 }
 
 export class DetachVolumeDto {
-  @ApiProperty({ description: 'from the attach result or the volume\'s attachments' })
+  @ApiProperty({ description: "from the attach result or the volume's attachments" })
   @RequiredString(64)
   attachment_id: string;
 

@@ -44,7 +44,7 @@ export class VolumesController {
 
   @Post('detach')
   @HttpCode(200)
-  @ApiBadRequestResponse({ description: 'the attachment id is not the volume\'s' })
+  @ApiBadRequestResponse({ description: "the attachment id is not the volume's" })
   @ApiConflictResponse({ description: 'the volume is not attached' })
   async detach(@Body() dto: DetachVolumeDto, @CurrentPrincipal() principal: Principal) {
     const volume = await this.volumes.detach(dto.volume_id, dto.attachment_id, principal);

@@ -91,8 +91,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
           userData: row.userData,
           flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
         }),
-      (reason) =>
-        compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
+      (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );
     if (!observed.ready) throw new StillBooting(id);
     // Its uid is known now: ACTIVE means its groups are in force.
@@ -103,10 +102,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     const moved = await this.dataSource.transaction(async (manager) => {
       const ok = await compareAndSet(manager, INSTANCE_CAS, id, 'BUILD', 'ACTIVE', generation, { statusReason: null });
       if (ok) {
-        await manager.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [
-          id,
-          observed.limits,
-        ]);
+        await manager.query(`UPDATE instances SET metadata = metadata || jsonb_build_object('resourceLimits', $2::text) WHERE id = $1`, [id, observed.limits]);
       }
       return ok;
     });

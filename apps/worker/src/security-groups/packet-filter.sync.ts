@@ -100,9 +100,7 @@ export class PacketFilterSync {
     // The instances group and the database user exist before any table names
     // them, and so before anything runs as them: a table loaded without them
     // would not know an instance's or a server's first packets for what they are.
-    const [instancesGid, databaseUser] = accounts.isolated
-      ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()])
-      : [null, null];
+    const [instancesGid, databaseUser] = accounts.isolated ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()]) : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
       this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, securityGroupIds: true } }),

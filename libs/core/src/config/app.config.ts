@@ -1,24 +1,16 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  Max,
-  Min,
-  validateSync,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
+const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
 const toList = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : value;
 
 /** Every provider the registry knows by name, built or not. */
 export const PROVIDER_NAMES = ['local', 'fake', 'openstack'] as const;
@@ -271,15 +263,11 @@ export const GATEWAY_PORTS_MAX = 10_000;
 /** Reads and validates the environment; throws one message naming every bad setting. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const known = Object.keys(new AppConfig());
-  const given = Object.fromEntries(
-    Object.entries(env).filter(([k, v]) => known.includes(k) && v !== undefined && v !== ''),
-  );
+  const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => known.includes(k) && v !== undefined && v !== ''));
   const config = plainToInstance(AppConfig, given, { exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: false });
   if (errors.length > 0) {
-    const lines = errors.map(
-      (e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`,
-    );
+    const lines = errors.map((e) => `  ${e.property}=${JSON.stringify(e.value)}: ${Object.values(e.constraints ?? {}).join('; ')}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const ports = config.gatewayPorts;

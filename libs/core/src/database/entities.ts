@@ -13,4 +13,23 @@ import { ApiKey } from '../projects/api-key.entity';
 import { Project } from '../projects/project.entity';
 import { Volume } from '../volumes/volume.entity';
 
-export const ENTITIES = [Project, ApiKey, OutboxEntry, AddressLease, Flavor, Image, Network, Keypair, SecurityGroup, Instance, Volume, GatewayRoute, Certificate, ProxyHost, EdgeNode, ManagedDatabase, LoadBalancer, LoadBalancerBackend];
+export const ENTITIES = [
+  Project,
+  ApiKey,
+  OutboxEntry,
+  AddressLease,
+  Flavor,
+  Image,
+  Network,
+  Keypair,
+  SecurityGroup,
+  Instance,
+  Volume,
+  GatewayRoute,
+  Certificate,
+  ProxyHost,
+  EdgeNode,
+  ManagedDatabase,
+  LoadBalancer,
+  LoadBalancerBackend,
+];

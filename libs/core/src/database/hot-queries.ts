@@ -102,11 +102,7 @@ const finds = new WeakMap<DataSource, Map<string, string>>();
  * fields ANDed) or a list of them (ORed), compared with `=`. The SQL is built
  * once per entity and shape of `where`.
  */
-export async function hotFindOne<E extends ObjectLiteral>(
-  dataSource: DataSource,
-  entity: new () => E,
-  where: Partial<E> | Array<Partial<E>>,
-): Promise<E | undefined> {
+export async function hotFindOne<E extends ObjectLiteral>(dataSource: DataSource, entity: new () => E, where: Partial<E> | Array<Partial<E>>): Promise<E | undefined> {
   const alternatives = (Array.isArray(where) ? where : [where]).map((w) => Object.keys(w));
   const shape = `${entity.name}:${alternatives.map((keys) => keys.join(',')).join('|')}`;
   let byShape = finds.get(dataSource);
@@ -155,10 +151,7 @@ export async function insertTogether<T extends readonly RowInsert[]>(dataSource:
       return `$${params.length}`;
     });
     const returning = meta.columns.map((c) => `"${c.databaseName}" AS "${i}.${c.propertyName}"`).join(', ');
-    return (
-      `i${i} AS (INSERT INTO "${meta.tableName}" (${written.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
-      `VALUES (${placeholders.join(', ')}) RETURNING ${returning})`
-    );
+    return `i${i} AS (INSERT INTO "${meta.tableName}" (${written.map((c) => `"${c.databaseName}"`).join(', ')}) ` + `VALUES (${placeholders.join(', ')}) RETURNING ${returning})`;
   });
   const sql = `WITH ${ctes.join(', ')} SELECT * FROM ${inserts.map((_, i) => `i${i}`).join(', ')}`;
   const [joined] = await hotQuery<ObjectLiteral>(dataSource, sql, params);

@@ -50,9 +50,7 @@ export class ProxyHostLifecycle {
     const instance = await this.instanceOf(spec.instanceId, principal, 'instanceId');
     await this.targets.instancePort(instance, spec.forwardPort, 'forwardPort');
     try {
-      return await this.unique(hostname, () =>
-        this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, spec.forwardPort)),
-      );
+      return await this.unique(hostname, () => this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, spec.forwardPort)));
     } catch (err) {
       if (isForeignKeyViolation(err)) throw new NotFound(`instance ${instance.id} not found`); // deleted meanwhile
       throw err;

@@ -70,8 +70,7 @@ export class RouteTargetChecks {
     if (this.shadowedByWildcard(address, port)) {
       throw new Invalid(
         field,
-        `${address}:${port} would reach a service of the host listening on all addresses, not the ${holder.kind}; ` +
-          `have the ${holder.kind} listen on ${address} itself`,
+        `${address}:${port} would reach a service of the host listening on all addresses, not the ${holder.kind}; ` + `have the ${holder.kind} listen on ${address} itself`,
       );
     }
   }

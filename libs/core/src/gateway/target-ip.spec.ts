@@ -92,7 +92,7 @@ describe('checkTargetIp', () => {
     ['127.77.255.255', '127.77.0.0/16'],
     ['::ffff:127.77.255.255', '127.77.0.0/16'],
     ['127.77.65535', '127.77.0.0/16'],
-  ])('refuses the pool\'s network and broadcast address %s', (input, cidr) => {
+  ])("refuses the pool's network and broadcast address %s", (input, cidr) => {
     expect(checkTargetIp(input, POOL)).toEqual({ ok: false, reason: `is the network or broadcast address of ${cidr}` });
   });
 

@@ -41,7 +41,12 @@ const MANAGED_KEYS = ['isPublic', 'enableSSH', 'floatingIp', 'privateIp', 'resou
 
 /** A readable, practically unique name for an instance created without `dname`: `<name>-<8 hex of its id>`. */
 function generatedLabel(name: string, id: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return `${slug || 'instance'}-${id.slice(0, 8)}`;
 }
 
@@ -78,46 +83,48 @@ export class InstanceLifecycle {
 
     const id = randomUUID();
     const hostname = requestedHost ?? this.proxyHosts.hostname(generatedLabel(spec.name, id), 'dname');
-    const [instance, entries] = await this.proxyHosts.unique(hostname, () => this.dataSource.transaction(async (manager) => {
-      const address = await leaseAddress(manager, network.cidr, 'instance', id).catch(networkFull);
-      await manager.getRepository(Instance).save({
-        id,
-        projectId: principal.projectId,
-        userId: principal.userId,
-        name: spec.name,
-        imageId: image.id,
-        imageName: spec.imageName ?? null,
-        flavorId: flavor.id,
-        networkId: network.id,
-        keypairName: spec.keypair_name,
-        securityGroupIds,
-        port,
-        dname: spec.dname ?? null,
-        userData: spec.user_data ?? null,
-        address,
-        status: 'BUILD',
-        statusReason: null,
-        generation: 1,
-        metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },
-        buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
-      });
-      const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 });
-      const jobs = [job];
-      // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
-      if (spec.volume) {
-        const [, volumeJob] = await this.volumes.insert(manager, principal, {
-          name: spec.volume.name,
-          sizeGb: spec.volume.size,
-          description: `created with instance ${id}`,
-          attachTo: id,
+    const [instance, entries] = await this.proxyHosts.unique(hostname, () =>
+      this.dataSource.transaction(async (manager) => {
+        const address = await leaseAddress(manager, network.cidr, 'instance', id).catch(networkFull);
+        await manager.getRepository(Instance).save({
+          id,
+          projectId: principal.projectId,
+          userId: principal.userId,
+          name: spec.name,
+          imageId: image.id,
+          imageName: spec.imageName ?? null,
+          flavorId: flavor.id,
+          networkId: network.id,
+          keypairName: spec.keypair_name,
+          securityGroupIds,
+          port,
+          dname: spec.dname ?? null,
+          userData: spec.user_data ?? null,
+          address,
+          status: 'BUILD',
+          statusReason: null,
+          generation: 1,
+          metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },
+          buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
-        jobs.push(volumeJob);
-      }
-      // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
-      await this.proxyHosts.insert(manager, principal, id, hostname, port);
-      const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
-      return [saved, jobs] as const;
-    }));
+        const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 });
+        const jobs = [job];
+        // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
+        if (spec.volume) {
+          const [, volumeJob] = await this.volumes.insert(manager, principal, {
+            name: spec.volume.name,
+            sizeGb: spec.volume.size,
+            description: `created with instance ${id}`,
+            attachTo: id,
+          });
+          jobs.push(volumeJob);
+        }
+        // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
+        await this.proxyHosts.insert(manager, principal, id, hostname, port);
+        const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
+        return [saved, jobs] as const;
+      }),
+    );
     this.outbox.dispatch(entries);
     return instance;
   }
@@ -160,10 +167,10 @@ export class InstanceLifecycle {
     if (managed.length) throw new Invalid(managed.map((k) => ({ field: `metadata.${k}`, message: 'is managed by the platform' })));
     if (!UUID.test(instanceId)) throw new Invalid('instanceId', 'must be an instance id (UUID)');
     const instance = await this.get(instanceId, principal);
-    const [rows] = await this.dataSource.query(
-      `UPDATE instances SET metadata = metadata || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING metadata`,
-      [instance.id, JSON.stringify(metadata)],
-    );
+    const [rows] = await this.dataSource.query(`UPDATE instances SET metadata = metadata || $2::jsonb, updated_at = now() WHERE id = $1 RETURNING metadata`, [
+      instance.id,
+      JSON.stringify(metadata),
+    ]);
     if (!rows.length) throw new NotFound(`instance ${instance.id} not found`); // deleted meanwhile
     return { instance_id: instance.id, metadata: rows[0].metadata };
   }

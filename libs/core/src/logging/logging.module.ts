@@ -4,16 +4,7 @@ import pino from 'pino';
 import { AppConfig } from '../config/app.config';
 
 /** Credential fields are removed from every log line, wherever they appear. */
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'req.headers.cookie',
-  '*.password',
-  '*.db_password',
-  '*.secret',
-  '*.token',
-  '*.key',
-];
+export const REDACT_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.db_password', '*.secret', '*.token', '*.key'];
 
 export type ServiceName = 'api' | 'worker' | 'edge';
 

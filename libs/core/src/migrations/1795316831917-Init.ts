@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Init1795316831917 implements MigrationInterface {
-    name = 'Init1795316831917'
+  name = 'Init1795316831917';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "address_leases" (
                 "address" inet NOT NULL,
                 "resource_kind" text NOT NULL,
@@ -14,7 +14,7 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_0b77facea5c03f647ba4a93548d" PRIMARY KEY ("address")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "flavors" (
                 "id" text NOT NULL,
                 "name" text NOT NULL,
@@ -25,7 +25,7 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_167d84f2986107e162f56a7ca79" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "images" (
                 "id" text NOT NULL,
                 "name" text NOT NULL,
@@ -33,7 +33,7 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_1fe148074c6a1a91b63cb9ee3c9" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "networks" (
                 "id" text NOT NULL,
                 "name" text NOT NULL,
@@ -41,14 +41,14 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_61b1ee921bf79550d9d4742b9f7" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "keypairs" (
                 "name" text NOT NULL,
                 "fingerprint" text NOT NULL,
                 CONSTRAINT "PK_f044e7c0fd50aa3470b2de76360" PRIMARY KEY ("name")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "security_groups" (
                 "id" text NOT NULL,
                 "name" text NOT NULL,
@@ -58,7 +58,7 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_cbb56a293f1124a728f62319cf4" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "instances" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "project_id" uuid NOT NULL,
@@ -84,13 +84,13 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_11862209053330b4765f7f54178" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "instances_status" ON "instances" ("status")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "instances_project_created" ON "instances" ("project_id", "created_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "outbox" (
                 "id" BIGSERIAL NOT NULL,
                 "job_name" text NOT NULL,
@@ -101,11 +101,11 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_340ab539f309f03bdaa14aa7649" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "outbox_pending" ON "outbox" ("created_at")
             WHERE dispatched_at IS NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "api_keys" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "key_id" text NOT NULL,
@@ -118,10 +118,10 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_5c8a79801b44bd27b79228e1dad" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "IDX_587c54d5d82b3dfbfb59a81cb4" ON "api_keys" ("key_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "projects" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "name" text NOT NULL,
@@ -130,51 +130,50 @@ export class Init1795316831917 implements MigrationInterface {
                 CONSTRAINT "PK_6271df0a7aed1d6c0691ce6ac50" PRIMARY KEY ("id")
             )
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP TABLE "projects"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_587c54d5d82b3dfbfb59a81cb4"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "api_keys"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."outbox_pending"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "outbox"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."instances_project_created"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."instances_status"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "instances"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "security_groups"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "keypairs"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "networks"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "images"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "flavors"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "address_leases"
         `);
-    }
-
+  }
 }

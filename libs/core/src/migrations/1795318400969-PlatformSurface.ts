@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class PlatformSurface1795318400969 implements MigrationInterface {
-    name = 'PlatformSurface1795318400969'
+  name = 'PlatformSurface1795318400969';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "proxy_hosts" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "hostname" text NOT NULL,
@@ -18,10 +18,10 @@ export class PlatformSurface1795318400969 implements MigrationInterface {
                 CONSTRAINT "PK_dc0e3a4f5393a3c6c5142d1223e" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "proxy_hosts_instance" ON "proxy_hosts" ("instance_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "edge_nodes" (
                 "name" text NOT NULL,
                 "pid" integer NOT NULL,
@@ -32,7 +32,7 @@ export class PlatformSurface1795318400969 implements MigrationInterface {
                 CONSTRAINT "PK_52104d4cdb47b4172ac98c8738e" PRIMARY KEY ("name")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "certificates" (
                 "id" SERIAL NOT NULL,
                 "name" text NOT NULL,
@@ -45,7 +45,7 @@ export class PlatformSurface1795318400969 implements MigrationInterface {
                 CONSTRAINT "PK_e4c7e31e2144300bea7d89eb165" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "gateway_routes" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "port" integer NOT NULL,
@@ -63,7 +63,7 @@ export class PlatformSurface1795318400969 implements MigrationInterface {
                 CONSTRAINT "PK_471fd30508ec0d691e24597fde0" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "volumes" (
                 "id" uuid NOT NULL DEFAULT uuid_generate_v4(),
                 "project_id" uuid NOT NULL,
@@ -83,52 +83,51 @@ export class PlatformSurface1795318400969 implements MigrationInterface {
                 CONSTRAINT "PK_f3d03a6ad79006b028d3eae9e9f" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "volumes_status" ON "volumes" ("status")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "volumes_instance" ON "volumes" ("instance_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "volumes_project_created" ON "volumes" ("project_id", "created_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "proxy_hosts"
             ADD CONSTRAINT "FK_0d2d24eb048684cb01d7ba911db" FOREIGN KEY ("instance_id") REFERENCES "instances"("id") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "proxy_hosts" DROP CONSTRAINT "FK_0d2d24eb048684cb01d7ba911db"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."volumes_project_created"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."volumes_instance"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."volumes_status"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "volumes"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "gateway_routes"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "certificates"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "edge_nodes"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."proxy_hosts_instance"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "proxy_hosts"
         `);
-    }
-
+  }
 }

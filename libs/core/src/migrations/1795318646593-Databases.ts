@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Databases1795318646593 implements MigrationInterface {
-    name = 'Databases1795318646593'
+  name = 'Databases1795318646593';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "managed_databases" (
                 "id" SERIAL NOT NULL,
                 "engine" text NOT NULL,
@@ -34,31 +34,30 @@ export class Databases1795318646593 implements MigrationInterface {
                 CONSTRAINT "PK_df1e782dadc4bc71f41507ed6d3" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "managed_databases_live_name" ON "managed_databases" ("project_id", "engine", "name")
             WHERE status <> 'deleting'
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "managed_databases_status" ON "managed_databases" ("status")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "managed_databases_project_engine" ON "managed_databases" ("project_id", "engine", "created_at")
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."managed_databases_project_engine"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."managed_databases_status"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."managed_databases_live_name"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "managed_databases"
         `);
-    }
-
+  }
 }

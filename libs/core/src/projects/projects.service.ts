@@ -52,9 +52,7 @@ export class ProjectsService {
   /** Returns the whole key; it is never stored and cannot be shown again. */
   async issueApiKey(projectId: string, userId: string, label = ''): Promise<{ key: string; keyId: string }> {
     const issued = this.hasher.issue();
-    await this.dataSource
-      .getRepository(ApiKey)
-      .insert({ keyId: issued.keyId, secretHash: issued.secretHash, projectId, userId, label });
+    await this.dataSource.getRepository(ApiKey).insert({ keyId: issued.keyId, secretHash: issued.secretHash, projectId, userId, label });
     return { key: issued.key, keyId: issued.keyId };
   }
 

@@ -18,8 +18,7 @@ describe('ApiKeyHasher', () => {
     expect(other.verify(ApiKeyHasher.parse(issued.key)!.secret, issued.secretHash)).toBe(false);
   });
 
-  it.each(['', 'stk_', 'stk_short_secret', 'abc_0123456789abcdef_' + 'a'.repeat(43), 'stk_0123456789abcdef_' + 'a'.repeat(42)])(
-    'rejects malformed key %j',
-    (key) => expect(ApiKeyHasher.parse(key)).toBeNull(),
+  it.each(['', 'stk_', 'stk_short_secret', 'abc_0123456789abcdef_' + 'a'.repeat(43), 'stk_0123456789abcdef_' + 'a'.repeat(42)])('rejects malformed key %j', (key) =>
+    expect(ApiKeyHasher.parse(key)).toBeNull(),
   );
 });

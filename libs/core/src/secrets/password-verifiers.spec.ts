@@ -22,9 +22,7 @@ describe('database password verifiers', () => {
     const clientSignature = createHmac('sha256', Buffer.from(storedKey, 'base64')).update(authMessage).digest();
     const clientKey = Buffer.from(proof.map((b, i) => b ^ clientSignature[i]));
     expect(createHash('sha256').update(clientKey).digest('base64')).toBe(storedKey);
-    expect(createHmac('sha256', Buffer.from(serverKey, 'base64')).update(authMessage).digest('base64')).toBe(
-      '6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=',
-    );
+    expect(createHmac('sha256', Buffer.from(serverKey, 'base64')).update(authMessage).digest('base64')).toBe('6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=');
     expect(verifier).not.toContain('pencil');
   });
 

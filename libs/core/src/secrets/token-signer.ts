@@ -12,7 +12,10 @@ import { readOrCreateSecret, secretsDir } from './secret-file';
 export class EmbeddedTokenSigner {
   readonly kid: string;
 
-  private constructor(private readonly privatePem: string, private readonly publicKey: KeyObject) {
+  private constructor(
+    private readonly privatePem: string,
+    private readonly publicKey: KeyObject,
+  ) {
     const jwk = publicKey.export({ format: 'jwk' });
     this.kid = `stratus-${String(jwk.n).slice(0, 16)}`;
   }

@@ -100,10 +100,7 @@ export function firstProjectNotice(created: Credentials, file: string, toTermina
       ...(created.operator_password ? [`  queue dashboard: user operator, password ${created.operator_password}`] : []),
     );
   } else {
-    lines.push(
-      `Its API key, Bearer token and queue dashboard password are in ${file} (mode 0600);`,
-      'they are printed only when the output is a terminal.',
-    );
+    lines.push(`Its API key, Bearer token and queue dashboard password are in ${file} (mode 0600);`, 'they are printed only when the output is a terminal.');
   }
   return `\n${lines.join('\n')}\n`;
 }

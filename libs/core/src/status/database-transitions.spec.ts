@@ -10,9 +10,7 @@ const allowed: Array<[DatabaseStatus, DatabaseStatus]> = [
   ['error', 'deleting'],
 ];
 
-const table = DATABASE_STATUSES.flatMap((from) =>
-  DATABASE_STATUSES.map((to) => [from, to, allowed.some(([a, b]) => a === from && b === to)] as const),
-);
+const table = DATABASE_STATUSES.flatMap((from) => DATABASE_STATUSES.map((to) => [from, to, allowed.some(([a, b]) => a === from && b === to)] as const));
 
 describe('managed database status transitions', () => {
   it.each(table)('%s -> %s allowed: %s', (from, to, expected) => {

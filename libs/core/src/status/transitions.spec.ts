@@ -14,9 +14,7 @@ const allowed: Array<[InstanceStatus, InstanceStatus]> = [
   ['ERROR', 'DELETING'],
 ];
 
-const table = INSTANCE_STATUSES.flatMap((from) =>
-  INSTANCE_STATUSES.map((to) => [from, to, allowed.some(([a, b]) => a === from && b === to)] as const),
-);
+const table = INSTANCE_STATUSES.flatMap((from) => INSTANCE_STATUSES.map((to) => [from, to, allowed.some(([a, b]) => a === from && b === to)] as const));
 
 describe('instance status transitions', () => {
   it.each(table)('%s -> %s allowed: %s', (from, to, expected) => {
@@ -49,9 +47,7 @@ describe('volume status transitions', () => {
     ['detaching', 'in-use'],
     ['error', 'deleting'],
   ];
-  const volumeTable = VOLUME_STATUSES.flatMap((from) =>
-    VOLUME_STATUSES.map((to) => [from, to, allowedVolume.some(([a, b]) => a === from && b === to)] as const),
-  );
+  const volumeTable = VOLUME_STATUSES.flatMap((from) => VOLUME_STATUSES.map((to) => [from, to, allowedVolume.some(([a, b]) => a === from && b === to)] as const));
 
   it.each(volumeTable)('%s -> %s allowed: %s', (from, to, expected) => {
     expect(canTransition(VOLUME_TRANSITIONS, from, to)).toBe(expected);

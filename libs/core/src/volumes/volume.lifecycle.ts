@@ -37,9 +37,7 @@ export class VolumeLifecycle {
 
   async create(spec: NewVolume, principal: Principal): Promise<Volume> {
     this.checkSize(spec.size, 'size');
-    const [volume, entry] = await this.dataSource.transaction((m) =>
-      this.insert(m, principal, { name: spec.name, sizeGb: spec.size, description: spec.description ?? null }),
-    );
+    const [volume, entry] = await this.dataSource.transaction((m) => this.insert(m, principal, { name: spec.name, sizeGb: spec.size, description: spec.description ?? null }));
     this.outbox.dispatch([entry]);
     return volume;
   }
@@ -138,12 +136,7 @@ export class VolumeLifecycle {
   }
 
   /** Moves the row from the state it was read in and sends the job that acts on it; false if it changed meanwhile. */
-  private async transition(
-    row: Volume,
-    to: VolumeStatus,
-    job: 'volume.attach' | 'volume.detach' | 'volume.delete',
-    patch: Record<string, unknown> = {},
-  ): Promise<boolean> {
+  private async transition(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach' | 'volume.delete', patch: Record<string, unknown> = {}): Promise<boolean> {
     const next = row.generation + 1;
     const entry = await this.dataSource.transaction(async (m) => {
       const moved = await compareAndSet(m, VOLUME_CAS, row.id, row.status, to, row.generation, { generation: next, ...patch });

@@ -34,9 +34,7 @@ export class CgroupLimiter {
   }
 
   describe(limits: Limits): string {
-    return this.enforced
-      ? `enforced: cgroup v1, ${limits.vcpus} vcpu, ${limits.ramMb} MB`
-      : `not enforced: ${this.reason}`;
+    return this.enforced ? `enforced: cgroup v1, ${limits.vcpus} vcpu, ${limits.ramMb} MB` : `not enforced: ${this.reason}`;
   }
 
   /** Creates the instance's groups; returns the cgroup.procs files a process must join. */

@@ -48,7 +48,10 @@ export class HostAccounts {
     if (!this.isolated) return self();
     const name = hostNames.instanceUser(this.installation, id);
     const gid = await this.instancesGroup();
-    const made = await ensureAccount(name, () => ['useradd', ['-M', '-N', '-g', String(gid), ...INSTANCE_UIDS, '-K', 'SUB_UID_COUNT=0', '-K', 'SUB_GID_COUNT=0', '-s', '/usr/sbin/nologin', name]]);
+    const made = await ensureAccount(name, () => [
+      'useradd',
+      ['-M', '-N', '-g', String(gid), ...INSTANCE_UIDS, '-K', 'SUB_UID_COUNT=0', '-K', 'SUB_GID_COUNT=0', '-s', '/usr/sbin/nologin', name],
+    ]);
     if (made.gid !== gid) throw new Error(`user ${name} exists with primary group ${made.gid}, not the instances group ${gid}`);
     return made;
   }
@@ -128,10 +131,7 @@ export class HostAccounts {
   /** The user every database server of the installation runs as, made on first use (with a group of its own). */
   databaseUser(): Promise<RunAs> {
     if (!this.isolated) return Promise.resolve(self());
-    this.database ??= ensureAccount(hostNames.databaseUser(this.installation), (name) => [
-      'useradd',
-      ['--system', '--user-group', '-M', '-s', '/usr/sbin/nologin', name],
-    ]);
+    this.database ??= ensureAccount(hostNames.databaseUser(this.installation), (name) => ['useradd', ['--system', '--user-group', '-M', '-s', '/usr/sbin/nologin', name]]);
     this.database.catch(() => (this.database = null));
     return this.database;
   }

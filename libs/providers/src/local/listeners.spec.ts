@@ -29,7 +29,14 @@ describe('listeners', () => {
   it.each([
     ['a wildcard listener alone', [{ address: '0.0.0.0', port: 80 }], true],
     ['a dual-stack wildcard listener alone', [{ address: '::', port: 80 }], true],
-    ['the address bound exactly beside a wildcard (the kernel prefers it)', [{ address: '0.0.0.0', port: 80 }, { address: '127.77.0.5', port: 80 }], false],
+    [
+      'the address bound exactly beside a wildcard (the kernel prefers it)',
+      [
+        { address: '0.0.0.0', port: 80 },
+        { address: '127.77.0.5', port: 80 },
+      ],
+      false,
+    ],
     ['another address bound exactly', [{ address: '127.77.0.6', port: 80 }], false],
     ['a wildcard listener on another port', [{ address: '0.0.0.0', port: 81 }], false],
     ['nothing listening', [], false],

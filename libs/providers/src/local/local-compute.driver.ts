@@ -320,7 +320,9 @@ export class LocalComputeDriver implements ComputeDriver {
 
   private pidFromFile(id: string): number | null {
     try {
-      const [pid, startTime] = readFileSync(join(this.controlDir(id), 'pid'), 'utf8').trim().split(' ');
+      const [pid, startTime] = readFileSync(join(this.controlDir(id), 'pid'), 'utf8')
+        .trim()
+        .split(' ');
       const stat = readStat(Number(pid));
       return isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid ? stat.pid : null;
     } catch {
@@ -376,7 +378,6 @@ echo "[boot] starting ${image.name}"
 ${image.start}
 `;
 }
-
 
 /** Instance users must be able to reach their home through every parent folder. */
 function assertSearchable(dir: string): void {

@@ -90,14 +90,18 @@ const asRoot = process.getuid?.() === 0;
     // user_data runs before the image counts as booted: this one never gets there.
     const s = spec({ imageId: 'plain', userData: 'sleep 600\n' });
     expect(await impatient.create(s)).toMatchObject({ running: true, ready: false });
-    const err = await waitFor('the boot timeout', async () => {
-      try {
-        await impatient.create(s);
-        return false;
-      } catch (e) {
-        return e as Error;
-      }
-    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const err = await waitFor(
+      'the boot timeout',
+      async () => {
+        try {
+          await impatient.create(s);
+          return false;
+        } catch (e) {
+          return e as Error;
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(err.message).toMatch(/^boot failed: not ready within 1000 ms/);
     expect(await impatient.observe(s.id)).toBeNull();
     expect(leaders(s.id)).toHaveLength(0);

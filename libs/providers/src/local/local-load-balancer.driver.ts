@@ -1,15 +1,7 @@
 import { notifyEdge } from '@stratus/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { DriverError } from '../driver-error';
-import {
-  BackendSpec,
-  BackendState,
-  invalidBackend,
-  invalidListener,
-  ListenerSpec,
-  LoadBalancerDriver,
-  ObservedListener,
-} from '../load-balancer.driver';
+import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
 
 /**
  * The local provider's load balancers are the edge's HAProxy. The driver

@@ -175,7 +175,12 @@ export class LocalVolumeDriver implements VolumeDriver {
     try {
       await run(cmd, args, { timeout: 60_000, ...as });
     } catch (err) {
-      throw new DriverError('retryable', `${cmd} failed: ${String(err.stderr || err.message).trim().slice(0, 300)}`);
+      throw new DriverError(
+        'retryable',
+        `${cmd} failed: ${String(err.stderr || err.message)
+          .trim()
+          .slice(0, 300)}`,
+      );
     }
   }
 }

@@ -77,7 +77,12 @@ describe('renderFilter', () => {
   it('leaves out malformed rules (they grant nothing) and says so', () => {
     const { text, skipped } = renderFilter({
       ...base,
-      groups: { bad: [{ direction: 'ingress', protocol: 'tcp', port: 70000 }, { direction: 'ingress', protocol: 'tcp', port: 22, cidr: 'nope' }] },
+      groups: {
+        bad: [
+          { direction: 'ingress', protocol: 'tcp', port: 70000 },
+          { direction: 'ingress', protocol: 'tcp', port: 22, cidr: 'nope' },
+        ],
+      },
       members: [{ key: 'i-1', address: '127.77.0.9', uid: 2000001, groupIds: ['bad'] }],
     });
     expect(skipped).toHaveLength(2);
@@ -150,15 +155,33 @@ asRoot('PacketFilter on the real packet filter', () => {
     expect(tables()).toContain(filter.table);
 
     // b is in default: egress anywhere, so only a's ingress decides.
-    expect(await probeAs(b.uid, gid, [80, 3000, 5000].map((port) => ({ host: a.address, port })))).toEqual(['open', 'refused', 'refused']);
+    expect(
+      await probeAs(
+        b.uid,
+        gid,
+        [80, 3000, 5000].map((port) => ({ host: a.address, port })),
+      ),
+    ).toEqual(['open', 'refused', 'refused']);
     // A host account (no instance) is judged by its source address: 0.0.0.0/0 lets it in on 80 only.
-    expect(await probeAs(hostUser, hostUser, [80, 3000].map((port) => ({ host: a.address, port })))).toEqual(['open', 'refused']);
+    expect(
+      await probeAs(
+        hostUser,
+        hostUser,
+        [80, 3000].map((port) => ({ host: a.address, port })),
+      ),
+    ).toEqual(['open', 'refused']);
     // The control plane (root here) reaches every port: health probes, the edge.
     expect(await probeAs(0, 0, [{ host: a.address, port: 3000 }])).toEqual(['open']);
 
     // The same running listeners, a's groups now web and default: 3000 answers.
     expect(await apply([{ ...a, groupIds: ['sg-web', 'sg-default'] }, b, c, d, db])).toMatchObject({ enforced: true });
-    expect(await probeAs(b.uid, gid, [80, 3000, 5000].map((port) => ({ host: a.address, port })))).toEqual(['open', 'open', 'open']);
+    expect(
+      await probeAs(
+        b.uid,
+        gid,
+        [80, 3000, 5000].map((port) => ({ host: a.address, port })),
+      ),
+    ).toEqual(['open', 'open', 'open']);
 
     // And back.
     await apply([a, b, c, d, db]);
@@ -170,13 +193,23 @@ asRoot('PacketFilter on the real packet filter', () => {
     // a (web only) has no egress rule: not even b, whose default group lets everything in.
     expect(await probeAs(a.uid, gid, [{ host: b.address, port: 3000 }])).toEqual(['refused']);
     // b may, and reaches itself regardless.
-    expect(await probeAs(b.uid, gid, [{ host: b.address, port: 3000 }, { host: a.address, port: 80 }])).toEqual(['open', 'open']);
+    expect(
+      await probeAs(b.uid, gid, [
+        { host: b.address, port: 3000 },
+        { host: a.address, port: 80 },
+      ]),
+    ).toEqual(['open', 'open']);
   });
 
   it('never lets an instance reach a local address outside the pool, but the public endpoints', async () => {
     await apply([a, b, c, d, db]);
     for (const who of [b.uid, unknownUid]) {
-      expect(await probeAs(who, gid, [{ host: '127.0.0.1', port: privatePort }, { host: '127.0.0.1', port: publicPort }])).toEqual(['refused', 'open']);
+      expect(
+        await probeAs(who, gid, [
+          { host: '127.0.0.1', port: privatePort },
+          { host: '127.0.0.1', port: publicPort },
+        ]),
+      ).toEqual(['refused', 'open']);
     }
     // Nor a database server's processes (a tenant with superuser runs programs as their user).
     expect(await probeAs(serverUser, serverUser, [{ host: '127.0.0.1', port: privatePort }])).toEqual(['refused']);
@@ -190,10 +223,12 @@ asRoot('PacketFilter on the real packet filter', () => {
     // default's ingress is the network: an instance of it (b) gets in, the host account only from a pool address.
     const bRules = [{ ...b, groupIds: ['sg-default'] }];
     await apply([a, ...bRules, c, d, db]);
-    expect(await probeAs(hostUser, hostUser, [{ host: b.address, port: 3000 }, { host: b.address, port: 3000, from: `${net}.200` }])).toEqual([
-      'refused',
-      'open',
-    ]);
+    expect(
+      await probeAs(hostUser, hostUser, [
+        { host: b.address, port: 3000 },
+        { host: b.address, port: 3000, from: `${net}.200` },
+      ]),
+    ).toEqual(['refused', 'open']);
     // An instance not yet in the table may not pass for the network by binding a pool address.
     expect(await probeAs(unknownUid, gid, [{ host: b.address, port: 3000, from: c.address }])).toEqual(['refused']);
   });
@@ -201,17 +236,29 @@ asRoot('PacketFilter on the real packet filter', () => {
   it('lets members of a group in where a rule names that group as the source', async () => {
     await apply([a, b, c, d, db]);
     // c is in peers (and may go out); d is in peers; b is not.
-    expect(await probeAs(c.uid, gid, [{ host: d.address, port: 5000 }, { host: d.address, port: 3000 }])).toEqual(['open', 'refused']);
-    expect(await probeAs(b.uid, gid, [{ host: d.address, port: 5000 }, { host: d.address, port: 5000, from: c.address }])).toEqual(['refused', 'refused']);
+    expect(
+      await probeAs(c.uid, gid, [
+        { host: d.address, port: 5000 },
+        { host: d.address, port: 3000 },
+      ]),
+    ).toEqual(['open', 'refused']);
+    expect(
+      await probeAs(b.uid, gid, [
+        { host: d.address, port: 5000 },
+        { host: d.address, port: 5000, from: c.address },
+      ]),
+    ).toEqual(['refused', 'refused']);
   });
 
   it("enforces a database server's groups and refuses unknown pool addresses", async () => {
     await apply([a, b, c, d, db]);
-    expect(await probeAs(b.uid, gid, [{ host: db.address, port: 80 }, { host: db.address, port: 3000 }, { host: `${net}.77`, port: 80 }])).toEqual([
-      'open',
-      'refused',
-      'refused',
-    ]);
+    expect(
+      await probeAs(b.uid, gid, [
+        { host: db.address, port: 80 },
+        { host: db.address, port: 3000 },
+        { host: `${net}.77`, port: 80 },
+      ]),
+    ).toEqual(['open', 'refused', 'refused']);
   });
 
   it('admits a new member under the chain of its groups without loading the table again', async () => {
@@ -220,7 +267,13 @@ asRoot('PacketFilter on the real packet filter', () => {
     const loaded = await apply([a, b, c, d, db]);
     expect(await probeAs(b.uid, gid, [{ host: late.address, port: 80 }])).toEqual(['refused']);
     expect(await filter.admit(late.address, loaded.ingressChains['sg-web'])).toEqual({ enforced: true });
-    expect(await probeAs(b.uid, gid, [80, 3000].map((port) => ({ host: late.address, port })))).toEqual(['open', 'refused']);
+    expect(
+      await probeAs(
+        b.uid,
+        gid,
+        [80, 3000].map((port) => ({ host: late.address, port })),
+      ),
+    ).toEqual(['open', 'refused']);
     await expect(filter.admit('127.0.0.1; flush ruleset', loaded.ingressChains['sg-web'])).rejects.toThrow(/cannot admit/);
   });
 
@@ -229,7 +282,12 @@ asRoot('PacketFilter on the real packet filter', () => {
     const wildcard = await listen('0.0.0.0', 0);
     servers.push(wildcard);
     const port = (wildcard.address() as { port: number }).port;
-    expect(await probeAs(0, 0, [{ host: a.address, port }, { host: '127.0.0.1', port }])).toEqual(['refused', 'open']);
+    expect(
+      await probeAs(0, 0, [
+        { host: a.address, port },
+        { host: '127.0.0.1', port },
+      ]),
+    ).toEqual(['refused', 'open']);
   });
 
   it("does not judge another installation's instance that got one of its uids again", async () => {

@@ -82,12 +82,14 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   if (!pool || pool[0].kind() !== 'ipv4') throw new Error(`address pool ${spec.pool} is not an IPv4 CIDR`);
   const poolText = cidrText(pool);
   const seen = new Set<string>();
-  const members = spec.members.map((m) => ({ ...m })).filter((m) => {
-    const ok = ipaddr.isValid(m.address) && ipaddr.parse(m.address).kind() === 'ipv4' && !seen.has(m.address);
-    if (!ok) skipped.push(`${m.key}: address ${m.address} is not IPv4 or held twice`);
-    seen.add(m.address);
-    return ok;
-  });
+  const members = spec.members
+    .map((m) => ({ ...m }))
+    .filter((m) => {
+      const ok = ipaddr.isValid(m.address) && ipaddr.parse(m.address).kind() === 'ipv4' && !seen.has(m.address);
+      if (!ok) skipped.push(`${m.key}: address ${m.address} is not IPv4 or held twice`);
+      seen.add(m.address);
+      return ok;
+    });
   // A uid is only an identity when it is one instance's alone.
   const uidCount = new Map<number, number>();
   for (const m of members) if (m.uid !== null) uidCount.set(m.uid, (uidCount.get(m.uid) ?? 0) + 1);
@@ -209,13 +211,44 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   });
 
   const out: string[] = [`add table inet ${spec.table}`, `delete table inet ${spec.table}`, `table inet ${spec.table} {`];
-  out.push(...set('instance_uids', 'uid', instances.map((i) => `${i.uid}`)));
-  out.push(...set('instance_self', 'uid . ipv4_addr', instances.map((i) => `${i.uid} . ${i.address}`)));
-  out.push(...set('members', 'ipv4_addr : verdict', [...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`), 'map'));
+  out.push(
+    ...set(
+      'instance_uids',
+      'uid',
+      instances.map((i) => `${i.uid}`),
+    ),
+  );
+  out.push(
+    ...set(
+      'instance_self',
+      'uid . ipv4_addr',
+      instances.map((i) => `${i.uid} . ${i.address}`),
+    ),
+  );
+  out.push(
+    ...set(
+      'members',
+      'ipv4_addr : verdict',
+      [...ingressOf].map(([address, k]) => `${address} : jump ingress_${k}`),
+      'map',
+    ),
+  );
   remoteGroups.forEach((groupId, n) => {
     const inGroup = members.filter((m) => m.groupIds.includes(groupId));
-    out.push(...set(`group_${n}_uids`, 'uid', inGroup.filter((m) => m.uid !== null).map((m) => `${m.uid}`)));
-    out.push(...set(`group_${n}_addrs`, 'ipv4_addr', inGroup.map((m) => m.address)));
+    out.push(
+      ...set(
+        `group_${n}_uids`,
+        'uid',
+        inGroup.filter((m) => m.uid !== null).map((m) => `${m.uid}`),
+      ),
+    );
+    out.push(
+      ...set(
+        `group_${n}_addrs`,
+        'ipv4_addr',
+        inGroup.map((m) => m.address),
+      ),
+    );
   });
   out.push(...chains);
 
@@ -287,9 +320,7 @@ export class PacketFilter {
    */
   async removeOrphans(isGone: (table: string) => boolean): Promise<string[]> {
     if (process.getuid?.() !== 0) return [];
-    const listed = await new Promise<string>((resolve) =>
-      execFile(this.nft, ['list', 'tables', 'inet'], { timeout: 30_000 }, (err, stdout) => resolve(err ? '' : stdout)),
-    );
+    const listed = await new Promise<string>((resolve) => execFile(this.nft, ['list', 'tables', 'inet'], { timeout: 30_000 }, (err, stdout) => resolve(err ? '' : stdout)));
     const orphans = listed
       .split('\n')
       .map((line) => /^table inet (\w+)$/.exec(line.trim())?.[1])

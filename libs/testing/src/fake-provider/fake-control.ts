@@ -5,14 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Operations of the fake provider a failure can be injected into. */
 export type FakeOperation =
-  | 'compute.create'
-  | 'compute.delete'
-  | 'volume.create'
-  | 'volume.attach'
-  | 'volume.detach'
-  | 'volume.delete'
-  | 'database.ensureRunning'
-  | 'database.delete';
+  'compute.create' | 'compute.delete' | 'volume.create' | 'volume.attach' | 'volume.detach' | 'volume.delete' | 'database.ensureRunning' | 'database.delete';
 
 /**
  * Where an injected failure strikes: `before` anything is done, or

@@ -1,13 +1,4 @@
-import {
-  BackendSpec,
-  BackendState,
-  DriverError,
-  invalidBackend,
-  invalidListener,
-  ListenerSpec,
-  LoadBalancerDriver,
-  ObservedListener,
-} from '@stratus/providers';
+import { BackendSpec, BackendState, DriverError, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
 import { FakeControl } from './fake-control';
 
 interface FakeListener {
@@ -33,7 +24,10 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
 
   /** Load balancers survive the worker (see FakeControlOptions.stateFile). */
   private save(): void {
-    this.control.persist('loadBalancers', [...this.listeners.values()].map((l) => ({ spec: l.spec, backends: [...l.backends.values()] })));
+    this.control.persist(
+      'loadBalancers',
+      [...this.listeners.values()].map((l) => ({ spec: l.spec, backends: [...l.backends.values()] })),
+    );
   }
 
   async ensureListener(spec: ListenerSpec): Promise<void> {

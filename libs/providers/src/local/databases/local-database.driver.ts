@@ -393,7 +393,9 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   /** The server's pid when it runs: from the pid file, else from the process table. */
   private runningPid(key: string): number | null {
     try {
-      const [pid, startTime] = readFileSync(join(this.paths(key).dir, 'pid'), 'utf8').trim().split(' ');
+      const [pid, startTime] = readFileSync(join(this.paths(key).dir, 'pid'), 'utf8')
+        .trim()
+        .split(' ');
       const stat = readStat(Number(pid));
       if (isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid) return stat.pid;
     } catch {

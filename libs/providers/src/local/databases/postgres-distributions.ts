@@ -20,9 +20,7 @@ export interface PostgresDistribution {
 export function findPostgresDistributions(version: string): PostgresDistribution[] {
   const found: PostgresDistribution[] = [];
   // The packages export only their (ESM) entry point, so look for the folder rather than resolve it.
-  const root = (require.resolve.paths(`pg${version}`) ?? [])
-    .map((dir) => join(dir, `pg${version}`, 'native'))
-    .find((dir) => existsSync(join(dir, 'bin', 'postgres')));
+  const root = (require.resolve.paths(`pg${version}`) ?? []).map((dir) => join(dir, `pg${version}`, 'native')).find((dir) => existsSync(join(dir, 'bin', 'postgres')));
   if (root) {
     found.push({ id: `npm-${version}`, version, bin: join(root, 'bin'), extensionDir: join(root, 'share', 'postgresql', 'extension') });
   }
@@ -41,11 +39,7 @@ export function hasExtension(dist: PostgresDistribution, extension: PostgresExte
  * The first distribution of `version` that has every extension, or why
  * there is none (in words for status_reason).
  */
-export function choosePostgresDistribution(
-  version: string,
-  extensions: PostgresExtension[],
-  candidates = findPostgresDistributions(version),
-): PostgresDistribution | string {
+export function choosePostgresDistribution(version: string, extensions: PostgresExtension[], candidates = findPostgresDistributions(version)): PostgresDistribution | string {
   if (candidates.length === 0) return `PostgreSQL ${version} is not installed on this host`;
   const fit = candidates.find((d) => extensions.every((e) => hasExtension(d, e)));
   if (fit) return fit;

@@ -45,8 +45,7 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   }
 
   /** Whole copies (a copy is made as `.tmp-…` and renamed when complete). */
-  const copies = () =>
-    existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : [];
+  const copies = () => (existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : []);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'stratus-pg-copies-'));

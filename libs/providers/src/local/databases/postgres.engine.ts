@@ -132,7 +132,12 @@ export class PostgresEngine implements LocalEngine {
     try {
       await single;
     } catch (err) {
-      throw new DriverError('retryable', `could not set the admin password of ${paths.dir}: ${String(err.stderr ?? err.message).trim().slice(0, 300)}`);
+      throw new DriverError(
+        'retryable',
+        `could not set the admin password of ${paths.dir}: ${String(err.stderr ?? err.message)
+          .trim()
+          .slice(0, 300)}`,
+      );
     }
     writeFileSync(hba, PG_HBA, { mode: 0o600 });
     if (runAs.name) chownSync(hba, runAs.uid, runAs.gid);
