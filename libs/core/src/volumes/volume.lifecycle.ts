@@ -7,7 +7,7 @@ import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { JobOutbox } from '../outbox/job-outbox';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { Principal } from '../projects/projects.service';
-import { compareAndSet } from '../status/compare-and-set';
+import { CasPatch, compareAndSet } from '../status/compare-and-set';
 import { VolumeStatus } from '../status/transitions';
 import { VOLUME_CAS } from './volume-cas';
 import { Volume } from './volume.entity';
@@ -114,7 +114,7 @@ export class VolumeLifecycle {
       throw new Conflict(`volume ${volume.id} is already attached to instance ${volume.instanceId} (attachment ${volume.attachmentId})`);
     }
     if (volume.status !== 'available') throw new Conflict(`volume ${volume.id} is ${volume.status}: only an available volume can be attached`);
-    return this.move(volume, 'attaching', 'volume.attach', { instance_id: instance.id, attachment_id: randomUUID(), status_reason: null });
+    return this.move(volume, 'attaching', 'volume.attach', { instanceId: instance.id, attachmentId: randomUUID(), statusReason: null });
   }
 
   async detach(volumeId: string, attachmentId: string, principal: Principal): Promise<Volume> {
@@ -130,13 +130,13 @@ export class VolumeLifecycle {
   }
 
   /** The volume after `transition`; a change beside it since it was read is a Conflict rather than acting on stale state. */
-  private async move(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach', patch: Record<string, unknown> = {}): Promise<Volume> {
+  private async move(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach', patch: CasPatch<Volume> = {}): Promise<Volume> {
     if (!(await this.transition(row, to, job, patch))) throw new Conflict(`volume ${row.id} changed meanwhile; try again`);
     return this.dataSource.getRepository(Volume).findOneByOrFail({ id: row.id });
   }
 
   /** Moves the row from the state it was read in and sends the job that acts on it; false if it changed meanwhile. */
-  private async transition(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach' | 'volume.delete', patch: Record<string, unknown> = {}): Promise<boolean> {
+  private async transition(row: Volume, to: VolumeStatus, job: 'volume.attach' | 'volume.detach' | 'volume.delete', patch: CasPatch<Volume> = {}): Promise<boolean> {
     const next = row.generation + 1;
     const entry = await this.dataSource.transaction(async (m) => {
       const moved = await compareAndSet(m, VOLUME_CAS, row.id, row.status, to, row.generation, { generation: next, ...patch });
