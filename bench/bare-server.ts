@@ -41,6 +41,7 @@ import { EntityManager } from 'typeorm';
 import { leaseAddress } from '../libs/core/src/addresses/address-pool';
 import { refreshInstanceDomains } from '../libs/core/src/dns/instance-domains';
 import { notifyEdge } from '../libs/core/src/edge/edge-channel';
+import { generatedLabel } from '../libs/core/src/instances/instance.lifecycle';
 import { ApiKeyHasher } from '../libs/core/src/secrets/api-key';
 import { API_KEY_CACHE_TTL_MS } from '../libs/core/src/projects/projects.service';
 import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, resourceJobId } from '../libs/queue/src/job-catalog';
@@ -67,15 +68,9 @@ const SQL = {
   markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2)',
 };
 
-/** As InstanceLifecycle's generatedLabel: `<name slug>-<8 hex of the id>`, under the DNS suffix. */
+/** InstanceLifecycle's generated name, under the DNS suffix. */
 function generatedHostname(name: string, id: string): string {
-  const slug = name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return `${slug || 'instance'}-${id.slice(0, 8)}.${dnsSuffix}`;
+  return `${generatedLabel(name, id)}.${dnsSuffix}`;
 }
 
 interface Principal {

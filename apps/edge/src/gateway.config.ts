@@ -1,4 +1,4 @@
-import { LONG_LIVED_TCP } from './haproxy.config';
+import { LONG_LIVED_TCP, tcpProxyGlobal } from './haproxy.config';
 
 /** The gateway HAProxy's names for a port's parts, used in its configuration and in runtime commands alike. */
 export const gatewayNames = (port: number) => ({
@@ -63,11 +63,7 @@ backend ${n.backend}
   server target 127.0.0.1:1 disabled
 `;
   });
-  return `# Written by the Stratus edge at each start; do not edit.
-global
-  nbthread ${threads}
-  stats socket ${socket} mode 600 level admin
-${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}
+  return `${tcpProxyGlobal(threads, socket, runAs)}
 defaults
   mode tcp
   timeout connect 5s

@@ -20,6 +20,19 @@ export interface HaproxySettings {
 }
 
 /**
+ * The `global` section the gateway's and the load balancers' HAProxy share:
+ * threads, the runtime socket (the only way routes and backends change),
+ * and the unprivileged user it drops to.
+ */
+export function tcpProxyGlobal(threads: number, socket: string, runAs?: { uid: number; gid: number } | null): string {
+  return `# Written by the Stratus edge at each start; do not edit.
+global
+  nbthread ${threads}
+  stats socket ${socket} mode 600 level admin
+${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}`;
+}
+
+/**
  * Timeouts of TCP proxying that carries database and other long-lived
  * connections, for a `defaults` section (the gateway's and the load
  * balancers' alike).

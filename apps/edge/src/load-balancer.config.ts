@@ -1,5 +1,5 @@
 import { HEALTH_CHECK_DEFAULTS, ListenerSpec } from '@stratus/providers';
-import { LONG_LIVED_TCP } from './haproxy.config';
+import { LONG_LIVED_TCP, tcpProxyGlobal } from './haproxy.config';
 
 /** The load-balancer HAProxy's names, used in its configuration and in runtime commands alike. */
 export const balancerNames = {
@@ -58,11 +58,7 @@ backend unknown_host
   bind ${bind}
   default_backend ${balancerNames.backend(listeners[0].id)}
 `;
-  return `# Written by the Stratus edge at each start; do not edit.
-global
-  nbthread ${threads}
-  stats socket ${socket} mode 600 level admin
-${runAs ? `  uid ${runAs.uid}\n  gid ${runAs.gid}\n` : ''}
+  return `${tcpProxyGlobal(threads, socket, runAs)}
 defaults
   mode ${http ? 'http' : 'tcp'}
   timeout connect 5s

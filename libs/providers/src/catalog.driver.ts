@@ -38,6 +38,20 @@ export interface CatalogSecurityGroup {
   }>;
 }
 
+/**
+ * The group every provider offers and an instance gets when it names none
+ * (SPEC.md): all egress, and ingress from the same network.
+ */
+export const DEFAULT_SECURITY_GROUP: CatalogSecurityGroup = {
+  id: 'sg-default',
+  name: 'default',
+  description: 'Allows all egress and ingress from the same network',
+  rules: [
+    { id: 'sgr-default-egress', direction: 'egress', protocol: 'all' },
+    { id: 'sgr-default-ingress', direction: 'ingress', protocol: 'all' },
+  ],
+};
+
 /** What a provider offers to build from. Mirrored into PostgreSQL by the catalog sync. */
 export interface ProviderCatalog {
   flavors: CatalogFlavor[];

@@ -40,7 +40,7 @@ export interface NewInstance {
 const MANAGED_KEYS = ['isPublic', 'enableSSH', 'floatingIp', 'privateIp', 'resourceLimits', 'domains'];
 
 /** A readable, practically unique name for an instance created without `dname`: `<name>-<8 hex of its id>`. */
-function generatedLabel(name: string, id: string): string {
+export function generatedLabel(name: string, id: string): string {
   const slug = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

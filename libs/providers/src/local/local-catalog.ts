@@ -1,4 +1,4 @@
-import { CatalogDriver, ProviderCatalog } from '../catalog.driver';
+import { CatalogDriver, DEFAULT_SECURITY_GROUP, ProviderCatalog } from '../catalog.driver';
 import { LocalImages } from './local-images';
 
 /**
@@ -30,15 +30,7 @@ export class LocalCatalog implements CatalogDriver {
       networks: [{ id: 'private', name: 'private', cidr: this.addressPool }],
       keypairs: [{ name: 'default', fingerprint: 'local:no-ssh' }],
       securityGroups: [
-        {
-          id: 'sg-default',
-          name: 'default',
-          description: 'Allows all egress and ingress from the same network',
-          rules: [
-            { id: 'sgr-default-egress', direction: 'egress', protocol: 'all' },
-            { id: 'sgr-default-ingress', direction: 'ingress', protocol: 'all' },
-          ],
-        },
+        DEFAULT_SECURITY_GROUP,
         {
           id: 'sg-web',
           name: 'web',

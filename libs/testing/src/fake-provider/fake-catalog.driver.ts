@@ -1,4 +1,4 @@
-import { CatalogDriver, ProviderCatalog } from '@stratus/providers';
+import { CatalogDriver, DEFAULT_SECURITY_GROUP, ProviderCatalog } from '@stratus/providers';
 
 /**
  * The FAKE provider's catalog: the ids the local provider offers (the e2e
@@ -21,17 +21,7 @@ export class FakeCatalogDriver implements CatalogDriver {
       ],
       networks: [{ id: 'private', name: 'private', cidr: this.addressPool }],
       keypairs: [{ name: 'default', fingerprint: 'fake:no-ssh' }],
-      securityGroups: [
-        {
-          id: 'sg-default',
-          name: 'default',
-          description: 'Allows all egress and ingress from the same network',
-          rules: [
-            { id: 'sgr-default-egress', direction: 'egress', protocol: 'all' },
-            { id: 'sgr-default-ingress', direction: 'ingress', protocol: 'all' },
-          ],
-        },
-      ],
+      securityGroups: [DEFAULT_SECURITY_GROUP],
     };
   }
 }
