@@ -1,7 +1,7 @@
 import { loadConfig } from '@stratus/core';
 import { LocalProviderModule } from './local/local-provider.module';
 import { providerEntry, ProviderUnavailableError } from './provider-registry';
-import { ProvidersModule } from './providers.module';
+import { DRIVER_TOKENS, ProvidersModule } from './providers.module';
 
 describe('provider registry', () => {
   it('refuses an unknown PROVIDER when the configuration is loaded', () => {
@@ -27,5 +27,13 @@ describe('provider registry', () => {
     expect(ProvidersModule.forRoot(loadConfig({})).imports).toEqual([LocalProviderModule]);
     const fake = ProvidersModule.forRoot(loadConfig({ PROVIDER: 'fake' })).imports![0] as { name: string };
     expect(fake.name).toBe('FakeProviderModule');
+  });
+
+  it('every built provider exports every driver token', () => {
+    for (const name of ['local', 'fake'] as const) {
+      const module = providerEntry(loadConfig({ PROVIDER: name })).module();
+      const exported = Reflect.getMetadata('exports', module) as unknown[];
+      expect({ name, missing: DRIVER_TOKENS.filter((t) => !exported.includes(t)).map(String) }).toEqual({ name, missing: [] });
+    }
   });
 });

@@ -7,7 +7,7 @@ import { LOAD_BALANCER_DRIVER } from './load-balancer.driver';
 import { providerEntry } from './provider-registry';
 import { VOLUME_DRIVER } from './volume.driver';
 
-/** Every token a provider module exports (and LOCAL_HOOKS, only the local provider's). */
+/** Every token a provider module must export (and LOCAL_HOOKS, only the local provider's); the registry spec checks each. */
 export const DRIVER_TOKENS = [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER];
 
 /** The drivers of the provider PROVIDER names. Only the worker creates them. */

@@ -273,9 +273,6 @@ export function renderRemoval(table: string): string {
   return `add table inet ${table}\ndelete table inet ${table}\n`;
 }
 
-/** The packet filter of this installation (the local provider's security groups). */
-export const PACKET_FILTER = Symbol('PACKET_FILTER');
-
 export type FilterStatus = { enforced: true } | { enforced: false; reason: string };
 
 /**
