@@ -110,8 +110,9 @@ export class LocalComputeDriver implements ComputeDriver {
       }
       return existing;
     }
-    // Its boot started and its process is gone without ever being ready: the boot failed.
-    if (this.bootRecord(spec.id) && !existsSync(this.bootedFile(spec.id))) {
+    // Its boot started and its process is gone without ever being ready: the boot failed. A record
+    // with no pid file is a worker that died between the two: nothing was spawned, so it boots afresh.
+    if (this.bootRecord(spec.id) && !existsSync(this.bootedFile(spec.id)) && existsSync(join(this.controlDir(spec.id), 'pid'))) {
       // Let the exit event deliver the code when the process was ours.
       if (!this.exitCodes.has(spec.id)) await sleep(POLL_MS);
       const how = this.exitCodes.get(spec.id) ?? 'an unknown status';
@@ -214,6 +215,8 @@ export class LocalComputeDriver implements ComputeDriver {
   private boot(spec: InstanceSpec, image: LocalImage, runAs: RunAs): number {
     const dir = this.controlDir(spec.id);
     rmSync(this.bootedFile(spec.id), { force: true });
+    // Written again once this boot's process exists: until then the record says "not spawned yet".
+    rmSync(join(dir, 'pid'), { force: true });
     // Before the spawn: a worker that dies right after it leaves a boot that is still timed.
     const record: BootRecord = { imageId: image.id, address: spec.address, port: spec.port, startedAt: Date.now() };
     writeFileSync(this.bootFile(spec.id), JSON.stringify(record), { mode: 0o600 });
