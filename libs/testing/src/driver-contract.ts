@@ -257,7 +257,15 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
  * a cluster or an HA database relies on when its worker job repeats a step
  * or finds the listener gone. `id` gives a new listener id each call.
  */
-export function loadBalancerContract(name: string, subject: () => { driver: LoadBalancerDriver; id: () => string }): void {
+export function loadBalancerContract(
+  name: string,
+  subject: () => {
+    driver: LoadBalancerDriver;
+    id: () => string;
+    /** Where a TCP listener may terminate TLS, and a certificate it may use. */
+    tls: { address: string; port: number; certificateId: number };
+  },
+): void {
   describe(`load-balancer contract: ${name}`, () => {
     const listener = (id: string): ListenerSpec => ({ id, address: '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: '127.0.0.1', port });
@@ -302,6 +310,38 @@ export function loadBalancerContract(name: string, subject: () => { driver: Load
       await driver.deleteListener(l);
       await driver.deleteListener(l);
       expect(await driver.observe(l)).toBeNull();
+    });
+
+    it('a tcp listener terminates TLS with the certificate it names; observe says so; no other protocol may', async () => {
+      const { driver, id, tls } = subject();
+      const l = id();
+      const spec: ListenerSpec = { ...listener(l), address: tls.address, port: tls.port, tls: { certificateId: tls.certificateId } };
+      await driver.ensureListener(spec);
+      await driver.ensureListener(spec);
+      await driver.addBackend(l, backend(1));
+      const seen = await driver.observe(l);
+      expect(seen!.spec).toMatchObject({ id: l, address: tls.address, port: tls.port, protocol: 'tcp', tls: { certificateId: tls.certificateId } });
+      // Taken off again: the listener forwards plain TCP.
+      await driver.ensureListener({ ...spec, tls: undefined });
+      expect((await driver.observe(l))!.spec?.tls).toBeUndefined();
+      await expect(driver.ensureListener({ ...spec, protocol: 'http', hosts: ['a.example'] })).rejects.toMatchObject({ code: 'invalid' });
+      await expect(driver.ensureListener({ ...spec, tls: { certificateId: 0 } })).rejects.toMatchObject({ code: 'invalid' });
+      await driver.deleteListener(l);
+    });
+
+    it('lists the listeners that exist by id prefix, for a reconciler to compare', async () => {
+      const { driver, id } = subject();
+      const [a, b] = [id(), id()];
+      await driver.ensureListener(listener(a));
+      await driver.ensureListener(listener(b));
+      expect(await driver.listenerIds('')).toEqual(expect.arrayContaining([a, b]));
+      expect(await driver.listenerIds(a)).toContain(a);
+      expect(await driver.listenerIds(a)).not.toContain(b);
+      expect(await driver.listenerIds(`${a}-none`)).toEqual([]);
+      await driver.deleteListener(a);
+      expect(await driver.listenerIds('')).not.toContain(a);
+      expect(await driver.listenerIds('')).toContain(b);
+      await driver.deleteListener(b);
     });
 
     it('refuses what no balancer can be given as invalid, and keeps nothing of it', async () => {

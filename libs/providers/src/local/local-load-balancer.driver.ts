@@ -1,7 +1,16 @@
-import { notifyEdge } from '@stratus/core';
+import { isForeignKeyViolation, notifyEdge } from '@stratus/core';
 import { DataSource, EntityManager } from 'typeorm';
 import { DriverError } from '../driver-error';
 import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
+
+/**
+ * The edge's gateway: the host whose `range` of ports its gateway HAProxy
+ * holds from its start (GATEWAY_HOST, GATEWAY_PORT_RANGE).
+ */
+export interface LocalGateway {
+  host: string;
+  range: { from: number; to: number };
+}
 
 /**
  * The local provider's load balancers are the edge's HAProxy. The driver
@@ -9,25 +18,65 @@ import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpe
  * and tells the edge; the edge serves it without the worker, and writes
  * back whether the listener serves and what HAProxy says of each backend.
  * So nothing here waits for HAProxy, and a stopped worker stops nothing.
+ *
+ * A TCP listener on the gateway host with a port of the gateway range is
+ * the gateway's (`gateway`): the edge serves it from the HAProxy that holds
+ * the whole range (runtime API only, TLS by certificate swap), since a
+ * second HAProxy could not bind a port that one holds. The decision is
+ * written with the listener, so an edge configured with another range says
+ * so (an error) rather than serving the port from elsewhere.
  */
 export class LocalLoadBalancerDriver implements LoadBalancerDriver {
-  constructor(private readonly db: () => DataSource) {}
+  constructor(
+    private readonly db: () => DataSource,
+    private readonly gateway: LocalGateway | null = null,
+  ) {}
 
   async ensureListener(spec: ListenerSpec): Promise<void> {
     const invalid = invalidListener(spec);
     if (invalid) throw new DriverError('invalid', invalid);
     const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
+    const gateway = this.isGateway(spec);
+    // Only the gateway's HAProxy is given certificates (over its runtime API).
+    if (spec.tls && !gateway) throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
+    const certificate = spec.tls?.certificateId ?? null;
     await this.changing(async (m) => {
       // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
-      await m.query(
-        `INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6,
+      await m
+        .query(
+          `INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check, gateway, certificate_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6, gateway = $7, certificate_id = $8,
            bound_at = NULL, bind_error = NULL, updated_at = now()
-         WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check)
-           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb)`,
-        [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check)],
-      );
+         WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check,
+                load_balancers.gateway, load_balancers.certificate_id)
+           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb, $7::boolean, $8::int)`,
+          [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check), gateway, certificate],
+        )
+        .catch((err) => {
+          // A certificate that does not exist (or was removed): nothing will make this listener.
+          throw isForeignKeyViolation(err) ? new DriverError('invalid', `no certificate ${certificate}`) : err;
+        });
     });
+  }
+
+  async listenerIds(prefix: string): Promise<string[]> {
+    try {
+      const rows: Array<{ id: string }> = await this.db().query(`SELECT id FROM load_balancers WHERE starts_with(id, $1) ORDER BY id`, [prefix]);
+      return rows.map((r) => r.id);
+    } catch (err) {
+      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Whether the gateway's HAProxy serves the listener (see the class comment). */
+  private isGateway(spec: ListenerSpec): boolean {
+    if (!this.gateway || spec.protocol !== 'tcp') return false;
+    const { host, range } = this.gateway;
+    return spec.address === host && spec.port >= range.from && spec.port <= range.to;
+  }
+
+  private rangeText(): string {
+    return this.gateway ? `${this.gateway.host}:${this.gateway.range.from}-${this.gateway.range.to}` : 'none configured';
   }
 
   async deleteListener(id: string): Promise<void> {
@@ -59,7 +108,10 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   async observe(id: string): Promise<ObservedListener | null> {
-    const [listener] = await this.db().query(`SELECT bound_at, bind_error FROM load_balancers WHERE id = $1`, [id]);
+    const [listener] = await this.db().query(
+      `SELECT host(address) AS address, port, protocol, hosts, health_check, certificate_id, bound_at, bind_error FROM load_balancers WHERE id = $1`,
+      [id],
+    );
     if (!listener) return null;
     const backends = await this.db().query(
       `SELECT host(address) AS address, port, state, health, connections FROM load_balancer_backends WHERE listener_id = $1 ORDER BY address, port`,
@@ -74,6 +126,15 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
         health: b.health as 'up' | 'down' | 'unknown',
         connections: b.connections as number,
       })),
+      spec: {
+        id,
+        address: listener.address,
+        port: listener.port,
+        protocol: listener.protocol,
+        ...(listener.protocol === 'http' ? { hosts: listener.hosts } : {}),
+        ...(listener.certificate_id !== null ? { tls: { certificateId: listener.certificate_id } } : {}),
+        check: listener.health_check,
+      },
     };
   }
 

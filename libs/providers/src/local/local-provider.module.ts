@@ -67,12 +67,15 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
     {
       // The desired state goes to PostgreSQL, where the edge reads it; a process without the database gets an error on use, not at boot.
       provide: LOAD_BALANCER_DRIVER,
-      inject: [{ token: DataSource, optional: true }],
-      useFactory: (db?: DataSource) =>
-        new LocalLoadBalancerDriver(() => {
-          if (!db) throw new Error('the load-balancer driver needs the database module');
-          return db;
-        }),
+      inject: [AppConfig, { token: DataSource, optional: true }],
+      useFactory: (config: AppConfig, db?: DataSource) =>
+        new LocalLoadBalancerDriver(
+          () => {
+            if (!db) throw new Error('the load-balancer driver needs the database module');
+            return db;
+          },
+          { host: config.GATEWAY_HOST, range: config.gatewayPorts },
+        ),
     },
     {
       provide: LOCAL_HOOKS,

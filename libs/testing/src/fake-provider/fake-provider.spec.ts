@@ -30,7 +30,7 @@ describe('the fake provider', () => {
   const balancers = new FakeLoadBalancerDriver(control);
   let n = 0;
 
-  loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}` }));
+  loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}`, tls: { address: '127.0.0.1', port: 20001, certificateId: 1 } }));
 
   driverContract('fake', () => ({
     compute,
