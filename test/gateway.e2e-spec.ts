@@ -1,3 +1,4 @@
+import { EDGE_CHANNEL } from '@stratus/core';
 import {
   childPids,
   createTenant,
@@ -240,6 +241,30 @@ describe('gateway TCP routes through the edge', () => {
     } finally {
       squatter.close();
     }
+  });
+
+  // The edge's own table stands in for drift a lost job leaves: under the fake provider the worker's memory holds the listeners.
+  itReal("the reconciler puts back a route's listener that went, and deletes one whose route went", async () => {
+    const port = range.from + 15;
+    const created = await cloud.post('/api/cloud/gateway/create', { targetIp: instance.metadata.privateIp, targetPort: 3000, protocol: 'tcp', port });
+    expect(created.status).toBe(200);
+    const serves = async () => (await exchange(port).catch(() => '')).includes(instance.id);
+    expect(await serves()).toBe(true);
+
+    // Its listener gone behind the worker's back (as if a job had lost it): the port closes, then serves again.
+    await db.query(`DELETE FROM load_balancers WHERE id = $1`, [`route-${created.body.id}`]);
+    await db.query(`SELECT pg_notify($1, 'balancers')`, [EDGE_CHANNEL]);
+    await waitFor('the listener to close', () => refused(port), { timeoutMs: 30_000 });
+    await waitFor('the reconciler to put the listener back', serves, { timeoutMs: 60_000, intervalMs: 200 });
+
+    // The route gone without its delete job (the trigger's outbox row dropped, as a Redis wiped after the enqueue would):
+    // the listener of no route is deleted.
+    await db.transaction(async (m) => {
+      await m.query(`DELETE FROM gateway_routes WHERE id = $1`, [created.body.id]);
+      await m.query(`DELETE FROM outbox WHERE job_id = $1`, [`route-delete-${created.body.id}-g1`]);
+    });
+    await waitFor('the reconciler to delete the listener', () => refused(port), { timeoutMs: 60_000, intervalMs: 200 });
+    expect(await db.query(`SELECT 1 FROM load_balancers WHERE id = $1`, [`route-${created.body.id}`])).toEqual([]);
   });
 
   describe('refusals', () => {

@@ -206,10 +206,13 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
   // Last: it deletes A's cache.
   it('a route goes with the resource it reaches: its address may be leased next to another project', async () => {
     const port = routePort + 2;
-    expect((await a.post('/api/cloud/gateway/create', { targetIp: cacheAddress, targetPort: 6379, protocol: 'tcp', port })).status).toBe(200);
+    const route = await a.post('/api/cloud/gateway/create', { targetIp: cacheAddress, targetPort: 6379, protocol: 'tcp', port });
+    expect(route.status).toBe(200);
     expect((await s.api.delete(`/v1/cache/${cacheId}`)).status).toBe(204);
     await waitForDatabaseGone(s.api, 'cache', cacheId);
     expect((await s.db.query('SELECT 1 FROM gateway_routes WHERE port = $1', [port])).length).toBe(0);
+    // Its listener went before the address was released, not after.
+    expect((await s.db.query('SELECT 1 FROM load_balancers WHERE id = $1', [`route-${route.body.id}`])).length).toBe(0);
     expect((await a.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
     // The edge stops listening at its next resync at the latest.
     await waitFor('the edge to close the port', () => refused(port), { timeoutMs: 60_000 });

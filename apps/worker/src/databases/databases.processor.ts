@@ -9,6 +9,7 @@ import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
+import { RouteListeners } from '../gateway/route-listeners';
 import { serverSpecOf } from './database-server-spec';
 import { DatabasesReconciler } from './databases.reconciler';
 
@@ -28,6 +29,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     private readonly reconciler: DatabasesReconciler,
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
+    private readonly routes: RouteListeners,
     @Optional() @Inject(LOCAL_HOOKS) private readonly hooks?: LocalHooks,
   ) {
     super();
@@ -85,6 +87,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (!row || row.status !== 'deleting' || row.generation !== generation) return;
     const key = databaseServerKey(row);
     await this.driver.delete(key);
+    await this.routes.removeRoutesTo(key);
     await this.dataSource.transaction(async (manager) => {
       await manager.delete(ManagedDatabase, { id, status: 'deleting' });
       await releaseAddress(manager, key);

@@ -56,6 +56,19 @@ export class RouteListeners {
     return this.driver.deleteListener(routeListenerId(routeId));
   }
 
+  /**
+   * Removes the routes that reach `lease` and deletes their listeners, for
+   * a resource about to release its address: done before the release, so
+   * no port still forwards to the address once another project may lease
+   * it. (The release's cascade would remove the routes too, but their
+   * listeners would then wait for the relay to enqueue their delete jobs.)
+   */
+  async removeRoutesTo(lease: string): Promise<void> {
+    // TypeORM answers a DELETE with [rows, count].
+    const [gone]: [Array<{ id: string }>, number] = await this.dataSource.query(`DELETE FROM gateway_routes WHERE target_lease = $1 RETURNING id`, [lease]);
+    for (const { id } of gone) await this.delete(id);
+  }
+
   /** Writes the listener's status to the route when it says more than the route does; whether it did. */
   async record(routeId: string, status: ListenerStatus): Promise<boolean> {
     if (status === 'pending') return false;

@@ -10,6 +10,7 @@ import { withDriverErrors } from '../jobs/driver-errors';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
+import { RouteListeners } from '../gateway/route-listeners';
 
 /** A booting instance is looked at again after this share of the time its job has existed... */
 const BOOT_RECHECK_SHARE = 0.25;
@@ -42,6 +43,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     private readonly reconciler: InstancesReconciler,
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
+    private readonly routes: RouteListeners,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -114,6 +116,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
     if (row && (row.status !== 'DELETING' || row.generation !== generation)) return;
     await this.driver.delete(id);
+    await this.routes.removeRoutesTo(id);
     await this.dataSource.transaction(async (manager) => {
       await manager.delete(Instance, { id, status: 'DELETING' });
       // Its proxy hosts went with it (foreign key cascade): the edge drops them now.
