@@ -1,4 +1,4 @@
-import { AppConfig, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratus/core';
+import { AppConfig, BALANCER_STATUS_CHANNEL, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratus/core';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -244,10 +244,13 @@ export class EdgeService {
   /** Writes one listener's verdict ('ok', PENDING, or why not); whether it changed. */
   private async recordVerdict(db: Client, id: string, result: string): Promise<boolean> {
     const error = result === 'ok' || result === PENDING ? null : result;
+    // Said on BALANCER_STATUS_CHANNEL too: a worker job waiting for this listener looks again at once.
     const changed = await db.query(
-      `UPDATE load_balancers SET bound_at = CASE WHEN $2 THEN COALESCE(bound_at, now()) END, bind_error = $3
-       WHERE id = $1 AND (bind_error IS DISTINCT FROM $3 OR $2 <> (bound_at IS NOT NULL))`,
-      [id, result === 'ok', error],
+      `WITH changed AS (
+         UPDATE load_balancers SET bound_at = CASE WHEN $2 THEN COALESCE(bound_at, now()) END, bind_error = $3
+         WHERE id = $1 AND (bind_error IS DISTINCT FROM $3 OR $2 <> (bound_at IS NOT NULL)) RETURNING id)
+       SELECT pg_notify($4, id) FROM changed`,
+      [id, result === 'ok', error, BALANCER_STATUS_CHANNEL],
     );
     return !!changed.rowCount;
   }

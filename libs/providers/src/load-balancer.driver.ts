@@ -87,6 +87,13 @@ export interface LoadBalancerDriver {
   observe(id: string): Promise<ObservedListener | null>;
   /** The ids of the listeners that exist and start with `prefix`: what a reconciler compares with its records. */
   listenerIds(prefix: string): Promise<string[]>;
+  /**
+   * Optional: calls `onChange` with a listener's id as soon as what
+   * `observe` says of it may have changed, for a caller that would otherwise
+   * poll; returns what stops it. A provider that cannot say leaves it out.
+   * A notice may be missed (a reconnect), so callers still poll, slowly.
+   */
+  watch?(onChange: (id: string) => void): () => void;
 }
 
 export const LOAD_BALANCER_DRIVER = Symbol('LOAD_BALANCER_DRIVER');

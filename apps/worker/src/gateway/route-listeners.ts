@@ -35,9 +35,10 @@ export class RouteListeners {
     const want = routeListener(route, this.config.GATEWAY_HOST);
     seen ??= await this.driver.observe(id);
     if (holdsAsWanted(seen, want)) return seen;
+    // ensureListener keeps the backends: those seen are still there.
     await this.driver.ensureListener(want.listener);
-    for (const b of (await this.driver.observe(id))?.backends ?? []) {
-      if (b.address !== want.backend.address || b.port !== want.backend.port) await this.driver.removeBackend(id, b);
+    for (const b of seen?.backends ?? []) {
+      if (b.state !== 'removing' && (b.address !== want.backend.address || b.port !== want.backend.port)) await this.driver.removeBackend(id, b);
     }
     await this.driver.addBackend(id, want.backend);
     // Deleted while the listener was being made: that delete's job may have run before it, so it goes here.

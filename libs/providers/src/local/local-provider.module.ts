@@ -75,6 +75,7 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
             return db;
           },
           { host: config.GATEWAY_HOST, range: config.gatewayPorts },
+          config.DATABASE_URL,
         ),
     },
     {
