@@ -1,4 +1,4 @@
-import { EDGE_CHANNEL } from '@stratus/core';
+import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL } from '@stratus/core';
 import { loadBalancerContract, waitFor } from '@stratus/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
@@ -125,6 +125,29 @@ describe('LocalLoadBalancerDriver', () => {
     // Each of the 13 changes told the edge (notifications arrive after commit, on another connection).
     await waitFor('13 notifications', () => notices.length >= 13, { timeoutMs: 10_000, intervalMs: 10 });
     expect(new Set(notices)).toEqual(new Set(['balancers']));
+  });
+
+  it("watch hears the edge's verdicts, and stops hearing them when told", async () => {
+    const watcher = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const heard: string[] = [];
+    const stop = watcher.watch((id) => heard.push(id));
+    const id = `watch-${process.pid}`;
+    // Said until heard: the watch's LISTEN comes up in the background.
+    await waitFor('the notice to be heard', async () => {
+      await ds.query(`SELECT pg_notify($1, $2)`, [BALANCER_STATUS_CHANNEL, id]);
+      return heard.includes(id);
+    });
+    stop();
+    // Another watch, still on, hears a later notice: the stopped one does not.
+    const other = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const later: string[] = [];
+    const stopOther = other.watch((x) => later.push(x));
+    await waitFor('the later notice to be heard', async () => {
+      await ds.query(`SELECT pg_notify($1, $2)`, [BALANCER_STATUS_CHANNEL, `${id}-later`]);
+      return later.includes(`${id}-later`);
+    });
+    stopOther();
+    expect(heard.filter((x) => x !== id)).toEqual([]);
   });
 
   it('refuses what no balancer can be given, and a drain of nothing', async () => {
