@@ -37,6 +37,11 @@ class NotServingYet extends Error {}
 export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RoutesProcessor.name);
 
+  /** Stops the driver's notices; null when it gives none. */
+  private unwatch: (() => void) | null = null;
+  /** When a notice last came for each route's listener (forgotten once its job ends). */
+  private readonly noticed = new Map<string, number>();
+
   private readonly handlers: JobHandlers<typeof QUEUES.routes> = {
     'route.apply': ({ routeId }, job) => this.apply(routeId, job),
     'route.delete': ({ routeId }) => this.delete(routeId),
@@ -55,11 +60,6 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
   onModuleInit(): void {
     this.worker.concurrency = this.config.WORKER_CONCURRENCY;
   }
-
-  /** Stops the driver's notices; null when it gives none. */
-  private unwatch: (() => void) | null = null;
-  /** When a notice last came for each route's listener (forgotten once its job ends). */
-  private readonly noticed = new Map<string, number>();
 
   onApplicationBootstrap(): void {
     this.unwatch = this.driver.watch?.((id) => this.heard(id)) ?? null;
