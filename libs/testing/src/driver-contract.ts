@@ -7,10 +7,12 @@ import {
   InstanceSpec,
   ListenerSpec,
   LoadBalancerDriver,
+  ObservedDatabaseServer,
   ObservedInstance,
   VolumeDriver,
 } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from './wait';
 
 /** What the contract suite needs of one provider. */
@@ -43,6 +45,8 @@ export interface DriverContractSubject {
     runningCopies(key: string): Promise<number>;
     /** Leaves what an ensureRunning cut short halfway leaves. */
     ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
+    /** A spec whose server exits while it starts. */
+    failingStartSpec(): Promise<DatabaseServerSpec>;
   };
 }
 
@@ -56,6 +60,24 @@ export async function createUntilReady(compute: ComputeDriver, spec: InstanceSpe
     },
     { timeoutMs, intervalMs: 50 },
   );
+}
+
+/**
+ * Repeats `ensureRunning`, as the databases processor's job does, until the
+ * server is ready; an error (a failed start) ends it at once.
+ */
+export async function ensureUntilReady<O extends ObservedDatabaseServer>(
+  driver: { ensureRunning(spec: DatabaseServerSpec): Promise<O> },
+  spec: DatabaseServerSpec,
+  { timeoutMs = 60_000, intervalMs = 20 } = {},
+): Promise<O> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const observed = await driver.ensureRunning(spec);
+    if (observed.ready) return observed;
+    if (Date.now() > deadline) throw new Error(`database server ${spec.key} not ready within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
@@ -166,11 +188,13 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         await expect(databases.driver.delete(spec.key)).resolves.toBeUndefined();
       });
 
-      it('ensureRunning repeated gives one running server; delete repeated succeeds', async () => {
+      it('ensureRunning returns while the server starts, and repeated gives one ready server; delete repeated succeeds', async () => {
         const { databases } = subject();
         const spec = databases.spec();
         expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
-        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await ensureUntilReady(databases.driver, spec)).toMatchObject({ running: true, ready: true });
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true, ready: true });
+        expect(await databases.driver.observe(spec.key)).toMatchObject({ running: true, ready: true });
         expect(await databases.runningCopies(spec.key)).toBe(1);
         await databases.driver.delete(spec.key);
         await databases.driver.delete(spec.key);
@@ -182,10 +206,21 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         const { databases } = subject();
         const spec = databases.spec();
         await databases.ensureHalfway(spec);
-        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await ensureUntilReady(databases.driver, spec)).toMatchObject({ running: true, ready: true });
         expect(await databases.runningCopies(spec.key)).toBe(1);
         await databases.driver.delete(spec.key);
         expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+
+      it('a server that exits while starting is a terminal error from a later look, and leaves nothing behind', async () => {
+        const { databases } = subject();
+        const spec = await databases.failingStartSpec();
+        const err = await rejection(ensureUntilReady(databases.driver, spec));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toMatch(/exited while starting/);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        expect(await databases.runningCopies(spec.key)).toBe(0);
       });
 
       it('what the provider cannot run is a terminal error that leaves nothing behind', async () => {

@@ -7,10 +7,18 @@ import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { serverSpecOf } from './database-server-spec';
 import { DatabasesReconciler } from './databases.reconciler';
+
+/**
+ * A starting server is looked at again after a fifth of its job's age,
+ * between 10 ms and 1 s: most start in well under a second, and a probe is
+ * one local connect.
+ */
+const START_RECHECK: RecheckDelays = { share: 0.2, minMs: 10, maxMs: 1_000 };
 
 /** Provisions and removes managed database servers (every engine), one job per change of desired state. */
 @Processor(QUEUES.databases, INSTANCE_WORKER_OPTIONS)
@@ -46,8 +54,8 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     await this.hooks?.closeDatabaseSpares();
   }
 
-  process(job: Job): Promise<unknown> {
-    return runHandler(this.handlers, job);
+  process(job: Job, token?: string): Promise<unknown> {
+    return delayWhileNotReady(job, token, START_RECHECK, () => runHandler(this.handlers, job));
   }
 
   /** Attempts exhausted on a retryable error: the server will not come up. */
@@ -66,12 +74,14 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
     // The filter refuses pool addresses it does not know: the server's goes in
-    // before it is ready, or instances could not reach it until the next sweep.
-    await this.packetFilter.admit(row.address, row.securityGroupIds);
-    await withDriverErrors(
+    // before it first starts, or instances could not reach it until the next
+    // sweep. Once is enough: a job that comes back to look finds it there.
+    if (!(await this.driver.observe(databaseServerKey(row)))) await this.packetFilter.admit(row.address, row.securityGroupIds);
+    const observed = await withDriverErrors(
       () => this.driver.ensureRunning(serverSpecOf(row)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
     );
+    if (!observed.ready) throw new NotReadyYet(databaseServerKey(row));
     // Published only now: a floating_ip always answers.
     const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
       floatingIp: row.address,

@@ -3,22 +3,17 @@ import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, notifyEdge, releaseAddress } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
-import { DelayedError, Job } from 'bullmq';
+import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
+import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
-/** A booting instance is looked at again after this share of the time its job has existed... */
-const BOOT_RECHECK_SHARE = 0.25;
-/** ...within these bounds: quick boots are seen quickly, long ones cost few polls. */
-const BOOT_RECHECK_MIN_MS = 100;
-const BOOT_RECHECK_MAX_MS = 2_000;
-
-/** The instance is still booting: its job is delayed, not held. */
-class StillBooting extends Error {}
+/** A booting instance is looked at again after a quarter of its job's age, between 100 ms and 2 s. */
+const BOOT_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 2_000 };
 
 /**
  * Builds and tears down instances on the compute driver, one job per change
@@ -51,17 +46,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     this.worker.concurrency = this.config.WORKER_CONCURRENCY;
   }
 
-  async process(job: Job, token?: string): Promise<unknown> {
-    try {
-      return await runHandler(this.handlers, job);
-    } catch (err) {
-      if (!(err instanceof StillBooting) || !token) throw err;
-      // Delayed without spending an attempt; the boot timeout, not the attempts, bounds the wait.
-      const waited = Date.now() - job.timestamp;
-      const next = Math.min(BOOT_RECHECK_MAX_MS, Math.max(BOOT_RECHECK_MIN_MS, waited * BOOT_RECHECK_SHARE));
-      await job.moveToDelayed(Date.now() + next, token);
-      throw new DelayedError();
-    }
+  process(job: Job, token?: string): Promise<unknown> {
+    return delayWhileNotReady(job, token, BOOT_RECHECK, () => runHandler(this.handlers, job));
   }
 
   /** Attempts exhausted on a retryable error: the instance will not build. */
@@ -93,7 +79,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
         }),
       (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );
-    if (!observed.ready) throw new StillBooting(id);
+    if (!observed.ready) throw new NotReadyYet(id);
     // Its uid is known now: ACTIVE means its groups are in force.
     await this.packetFilter.sync();
     // One transaction, so nobody sees ACTIVE without its limits. The limits are

@@ -1,10 +1,13 @@
 import { sha256Hex } from '@stratus/core';
 import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
 import { InstanceSpec } from '../compute.driver';
+import { DatabaseServerSpec } from '../databases.driver';
 import { CgroupLimiter } from './cgroups';
 import { HostAccounts } from './host-accounts';
 import { installationId } from './installation';
@@ -47,6 +50,21 @@ const asRoot = process.getuid?.() === 0;
     ...overrides,
   });
 
+  // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
+  const databaseSpec = (): DatabaseServerSpec => ({
+    key: `redis-${++n}`,
+    engine: 'redis',
+    version: '7',
+    address: `${NET}.${n}`,
+    port: 6379,
+    dbName: null,
+    dbUser: null,
+    passwordVerifier: sha256Hex(randomUUID()),
+    superuser: false,
+    extensions: [],
+    ha: false,
+  });
+
   const leaders = (id: string) => scanInstanceLeaders(accounts.installation).get(id) ?? [];
 
   beforeAll(() => {
@@ -72,7 +90,11 @@ const asRoot = process.getuid?.() === 0;
     });
   });
 
+  /** Listeners that hold a server's address and port, so that it exits while starting. */
+  const squatters: Server[] = [];
+
   afterAll(async () => {
+    for (const squatter of squatters) squatter.close();
     await killInstancesUnder(join(root, 'instances'));
     killDatabaseServersUnder(root);
     await accounts.removeAll();
@@ -136,27 +158,22 @@ const asRoot = process.getuid?.() === 0;
       closeSync(fd);
     },
     bootWaitMs: 60_000,
-    // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
     databases: {
       driver: databases,
-      spec: () => ({
-        key: `redis-${++n}`,
-        engine: 'redis',
-        version: '7',
-        address: `${NET}.${n}`,
-        port: 6379,
-        dbName: null,
-        dbUser: null,
-        passwordVerifier: sha256Hex(randomUUID()),
-        superuser: false,
-        extensions: [],
-        ha: false,
-      }),
+      spec: () => databaseSpec(),
       runningCopies: async (key) => scanMarkedLeaders(DATABASE_MARKER, accounts.installation).get(key)?.length ?? 0,
       // A worker killed while laying the server out: its folder half-made, no marker.
       ensureHalfway: async (spec) => {
         mkdirSync(join(root, 'databases', spec.key, 'data'), { recursive: true });
         writeFileSync(join(root, 'databases', spec.key, 'data', 'half-made'), '');
+      },
+      // Its address and port already held: the server cannot bind them and exits.
+      failingStartSpec: async () => {
+        const spec = databaseSpec();
+        const squatter = createServer().listen(spec.port, spec.address);
+        await once(squatter, 'listening');
+        squatters.push(squatter);
+        return spec;
       },
     },
   }));

@@ -54,6 +54,7 @@ export class FakeControl {
   readonly boots: FakeBoot[] = [];
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
   private readonly bootFailures: string[] = [];
+  private readonly startFailures: string[] = [];
   /** What the drivers saved, by driver, as the state file holds it; read at the first restore. */
   private state: Record<string, unknown> | null = null;
 
@@ -72,6 +73,11 @@ export class FakeControl {
   /** The next boot that starts fails (its process "exits") with this output. */
   failNextBoot(output: string): void {
     this.bootFailures.push(output);
+  }
+
+  /** The next database server started exits while starting, with `output` as its last words. */
+  failNextDatabaseStart(output: string): void {
+    this.startFailures.push(output);
   }
 
   /** The most boots that were in progress at one moment. */
@@ -128,6 +134,11 @@ export class FakeControl {
     if (i < 0) return;
     const [failure] = this.failures.splice(i, 1);
     throw failure.error;
+  }
+
+  /** @internal The output of a database server start that is to fail, if the next one is. */
+  takeDatabaseStartFailure(): string | null {
+    return this.startFailures.shift() ?? null;
   }
 
   /** @internal The output of a boot that is to fail, if the next one is. */

@@ -1,4 +1,4 @@
-import { DriverError, InstanceSpec } from '@stratus/providers';
+import { DatabaseServerSpec, DriverError, InstanceSpec } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
 import { driverContract, loadBalancerContract } from '../driver-contract';
 import { FakeComputeDriver } from './fake-compute.driver';
@@ -30,6 +30,20 @@ describe('the fake provider', () => {
   const balancers = new FakeLoadBalancerDriver(control);
   let n = 0;
 
+  const databaseSpec = (): DatabaseServerSpec => ({
+    key: `redis-${++n}`,
+    engine: 'redis',
+    version: '7',
+    address: '127.0.0.1',
+    port: 6379,
+    dbName: null,
+    dbUser: null,
+    passwordVerifier: 'not a secret: the fake runs nothing',
+    superuser: false,
+    extensions: [],
+    ha: false,
+  });
+
   loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}` }));
 
   driverContract('fake', () => ({
@@ -56,23 +70,15 @@ describe('the fake provider', () => {
     bootWaitMs: 10_000,
     databases: {
       driver: databases,
-      spec: () => ({
-        key: `redis-${++n}`,
-        engine: 'redis',
-        version: '7',
-        address: '127.0.0.1',
-        port: 6379,
-        dbName: null,
-        dbUser: null,
-        passwordVerifier: 'not a secret: the fake runs nothing',
-        superuser: false,
-        extensions: [],
-        ha: false,
-      }),
+      spec: () => databaseSpec(),
       runningCopies: async (key) => ((await databases.observe(key))?.running ? 1 : 0),
       ensureHalfway: async (spec) => {
         control.failNext('database.ensureRunning', 'halfway');
         await failed(databases.ensureRunning(spec));
+      },
+      failingStartSpec: async () => {
+        control.failNextDatabaseStart('injected start failure');
+        return databaseSpec();
       },
     },
   }));
