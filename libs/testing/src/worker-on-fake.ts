@@ -61,7 +61,8 @@ export async function startWorkerOnFake(name: string, root: (config: AppConfig) 
     QUEUE_PREFIX: `${base.QUEUE_PREFIX}-int-${name}`,
     DATA_DIR: `${base.DATA_DIR}-int-${name}`,
     RECONCILE_INTERVAL_MS: String(3_600_000),
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    // Its expected warnings (a lost job re-enqueued, a stopped server restarted) would fill the test output.
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     ...opts.env,
   };
   await resetTestInstallation(own, 'fake');
