@@ -44,10 +44,10 @@ export interface WorkerOnFake {
  * The worker's Nest module (`root`, e.g. WorkerModule.register) with its real
  * processors and reconcilers running in this process: BullMQ workers started
  * by Nest's init, the fake provider's drivers holding `control`, and real
- * PostgreSQL and Redis. No HTTP and no child process. `name` makes the
- * installation the test's own (database, queue prefix, data folder within
- * the STRATUS_TEST_SLOT's), so spec files run side by side, and it starts
- * clean: migrated, the fake catalog synced, empty queues.
+ * PostgreSQL and Redis. No HTTP and no child process. `name` (one per spec
+ * file) makes the installation the test's own (database, queue prefix, data
+ * folder within the STRATUS_TEST_SLOT's), so spec files run side by side,
+ * and it starts clean: migrated, the fake catalog synced, empty queues.
  *
  * The reconcile schedules are set far apart, so a test sweeps when it means
  * to (`get(InstancesReconciler).sweep()`), not when a timer happens to; the
