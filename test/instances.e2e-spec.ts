@@ -98,7 +98,7 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
 
     await s.stack.stopService('worker', 'SIGKILL');
     await s.stack.startService('worker');
-    // It adopts what runs before it says it started, however long its boot takes.
+    // However long its boot takes: it adopts what runs once its processors consume their queues.
     await s.stack.workerReady();
 
     // The new worker has looked at it (the fake provider's instances outlive its worker as a real one's do).

@@ -18,3 +18,5 @@ export * from './fake-provider/fake-load-balancer.driver';
 export * from './fake-provider/fake-provider.module';
 export * from './driver-contract';
 export * from './provider-under-test';
+export * from './queue-drain';
+export * from './worker-on-fake';
