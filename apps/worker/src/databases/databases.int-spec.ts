@@ -51,7 +51,7 @@ describe('managed databases on the fake provider', () => {
     const provisioned = await row(created.id);
     expect(provisioned).toMatchObject({ status: 'ready', statusReason: null, floatingIp: created.address });
     const key = databaseServerKey(created);
-    expect(await driver().observe(key)).toEqual({ running: true });
+    expect(await driver().observe(key)).toEqual({ running: true, ready: true });
 
     await lives().delete('postgres', String(created.id), w.principal);
     await w.drained();
@@ -72,7 +72,7 @@ describe('managed databases on the fake provider', () => {
     const { row: created } = await lives().create('postgres', request('retried'), w.principal);
     await w.drained();
     expect(await row(created.id)).toMatchObject({ status: 'ready', statusReason: null });
-    expect(await driver().observe(databaseServerKey(created))).toEqual({ running: true });
+    expect(await driver().observe(databaseServerKey(created))).toEqual({ running: true, ready: true });
   });
 
   describe('the reconciler', () => {
@@ -82,7 +82,7 @@ describe('managed databases on the fake provider', () => {
     async function stop(key: string): Promise<void> {
       w.control.failNext('database.delete', 'halfway');
       await expect(driver().delete(key)).rejects.toThrow(/injected failure/);
-      expect(await driver().observe(key)).toEqual({ running: false });
+      expect(await driver().observe(key)).toEqual({ running: false, ready: false });
     }
 
     it('starts a ready server that stopped again, and it stays ready', async () => {
@@ -91,7 +91,7 @@ describe('managed databases on the fake provider', () => {
       await stop(key);
 
       await sweep();
-      expect(await driver().observe(key)).toEqual({ running: true });
+      expect(await driver().observe(key)).toEqual({ running: true, ready: true });
       expect(await row(db.id)).toMatchObject({ status: 'ready', statusReason: null, floatingIp: db.address });
     });
 
