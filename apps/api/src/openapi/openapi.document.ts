@@ -1,0 +1,49 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorEnvelopeView } from '../http/error-envelope';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * The OpenAPI document of the api, from the controllers' decorators and the
+ * presenters' view classes. What holds for every route is added here, once:
+ * every 4xx and 5xx answer carries the error envelope (AllExceptionsFilter
+ * makes it so), any route may answer 500, a route that takes a body or
+ * parameters may answer 400, and a route without a guard needs no credential.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Stratus')
+      .setDescription('Cloud control plane: /api/cloud (Bearer token) and /v1 (x-api-key). Every error answer is `{error: {code, message}}`.')
+      .setVersion('1')
+      .setLicense('UNLICENSED', 'https://opensource.org/license/unlicense')
+      .addServer('/', 'this api')
+      .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'api-key')
+      .build(),
+    {
+      extraModels: [ErrorEnvelopeView],
+      // Unique and stable: `Volumes_create`, `Databases_list`, `Cache_list`.
+      operationIdFactory: (controller: string, method: string) => `${controller.replace(/Controller$/, '')}_${method}`,
+    },
+  );
+  const envelope = { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeView) } } };
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      // A route with no guard needs no credential: said explicitly, not left to a default.
+      operation.security ??= [];
+      const responses = operation.responses;
+      const takesInput = operation.requestBody !== undefined || (operation.parameters ?? []).length > 0;
+      if (takesInput && !responses['400']) responses['400'] = { description: 'invalid request: the message names the field' };
+      if (!responses['500']) responses['500'] = { description: 'unexpected error' };
+      for (const [status, response] of Object.entries(responses)) {
+        if (/^[45]/.test(status) && response && 'description' in response) response.content = envelope;
+      }
+    }
+  }
+  return document;
+}
