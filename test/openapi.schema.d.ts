@@ -1197,6 +1197,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Health_ready: {
@@ -1284,6 +1293,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Catalog_securityGroups: {
@@ -1327,6 +1345,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1384,6 +1411,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Catalog_networks: {
@@ -1427,6 +1463,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1484,6 +1529,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Instances_list: {
@@ -1514,6 +1568,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1563,8 +1626,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1638,6 +1728,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Instances_delete: {
@@ -1703,6 +1802,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Volumes_create: {
@@ -1754,8 +1862,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1802,6 +1937,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1885,6 +2029,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Volumes_attach: {
@@ -1953,8 +2106,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2030,8 +2210,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2085,6 +2292,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Gateway_usedPorts: {
@@ -2122,6 +2338,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Gateway_health: {
@@ -2152,6 +2377,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2203,6 +2437,24 @@ export interface operations {
       };
       /** @description port used by another route, or held by another process on the gateway host */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2285,6 +2537,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Dns_create: {
@@ -2354,8 +2615,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2422,8 +2710,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2461,6 +2776,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2518,6 +2842,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2586,8 +2919,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2652,6 +3012,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Databases_list: {
@@ -2682,6 +3051,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2740,8 +3118,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2815,6 +3220,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Databases_delete: {
@@ -2880,6 +3294,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Cache_list: {
@@ -2910,6 +3333,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2968,8 +3400,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3043,6 +3502,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Cache_delete: {
@@ -3108,6 +3576,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Analytics_list: {
@@ -3138,6 +3615,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3196,8 +3682,35 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3271,6 +3784,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Analytics_delete: {
@@ -3336,6 +3858,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
     };
   };
   Auth_keys: {
@@ -3357,6 +3888,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3394,6 +3934,15 @@ export interface operations {
       };
       /** @description unexpected error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
         headers: {
           [name: string]: unknown;
         };

@@ -8,8 +8,9 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * The OpenAPI document of the api, from the controllers' decorators and the
  * presenters' view classes. What holds for every route is added here, once:
  * every 4xx and 5xx answer carries the error envelope (AllExceptionsFilter
- * makes it so), any route may answer 500, a route that takes a body or
- * parameters may answer 400, and a route without a guard needs no credential.
+ * makes it so), any route may answer 500 and 503, a route that takes
+ * parameters or a body may answer 400 (and 413, 415 for the body), and a
+ * route without a guard needs no credential.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -38,8 +39,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       operation.security ??= [];
       const responses = operation.responses;
       const takesInput = operation.requestBody !== undefined || (operation.parameters ?? []).length > 0;
-      if (takesInput && !responses['400']) responses['400'] = { description: 'invalid request: the message names the field' };
-      if (!responses['500']) responses['500'] = { description: 'unexpected error' };
+      if (takesInput) responses['400'] ??= { description: 'invalid request: the message names the field' };
+      if (operation.requestBody) {
+        responses['413'] ??= { description: 'the body is over the size limit' };
+        responses['415'] ??= { description: 'the body is not application/json' };
+      }
+      responses['500'] ??= { description: 'unexpected error' };
+      responses['503'] ??= { description: 'PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down' };
       for (const [status, response] of Object.entries(responses)) {
         if (/^[45]/.test(status) && response && 'description' in response) response.content = envelope;
       }
