@@ -1,4 +1,4 @@
-import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, recordIssuedPassword, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -169,10 +169,15 @@ describe('OpenAPI document', () => {
     dataOf(await anonymous.DELETE('/api/cloud/dns/proxy-hosts/{proxyHostId}', hostPath));
 
     // The three kinds of database server: create, list, get, delete.
+    // Each create's password is recorded for the leak check that runs last.
+    const pg = dataOf(await api.POST('/v1/databases', { body: { ...DB_PLACEMENT, name: 'tour-pg' } }));
+    const cache = dataOf(await api.POST('/v1/cache', { body: { ...DB_PLACEMENT, name: 'tour-cache' } }));
+    const ch = dataOf(await api.POST('/v1/analytics', { body: { ...DB_PLACEMENT, name: 'tour-ch' } }));
+    [pg.db_password, cache.password, ch.db_password].forEach(recordIssuedPassword);
     const servers: Array<['/v1/databases' | '/v1/cache' | '/v1/analytics', number]> = [
-      ['/v1/databases', dataOf(await api.POST('/v1/databases', { body: { ...DB_PLACEMENT, name: 'tour-pg' } })).id],
-      ['/v1/cache', dataOf(await api.POST('/v1/cache', { body: { ...DB_PLACEMENT, name: 'tour-cache' } })).id],
-      ['/v1/analytics', dataOf(await api.POST('/v1/analytics', { body: { ...DB_PLACEMENT, name: 'tour-ch' } })).id],
+      ['/v1/databases', pg.id],
+      ['/v1/cache', cache.id],
+      ['/v1/analytics', ch.id],
     ];
     for (const [collection, id] of servers) {
       expect(dataOf(await api.GET(collection)).map((d) => d.id)).toContain(id);
