@@ -20,9 +20,9 @@ import { buildOpenApiDocument } from '../apps/api/src/openapi/openapi.document';
 
 const ROOT = join(__dirname, '..');
 /** The document, for `redocly lint` (dist/ is not committed). */
-export const DOCUMENT_FILE = join(ROOT, 'dist', 'openapi.json');
+const DOCUMENT_FILE = join(ROOT, 'dist', 'openapi.json');
 /** The generated `paths` types the e2e client (test/openapi.client.ts) is typed with. */
-export const TYPES_FILE = join(ROOT, 'test', 'openapi.schema.d.ts');
+const TYPES_FILE = join(ROOT, 'test', 'openapi.schema.d.ts');
 
 async function main(write: boolean): Promise<void> {
   const app = await NestFactory.create(ApiModule, new FastifyAdapter(), { preview: true, logger: false });

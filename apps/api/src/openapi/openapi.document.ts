@@ -19,7 +19,6 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       .setTitle('Stratus')
       .setDescription('Cloud control plane: /api/cloud (Bearer token) and /v1 (x-api-key). Every error answer is `{error: {code, message}}`.')
       .setVersion('1')
-      .setLicense('UNLICENSED', 'https://opensource.org/license/unlicense')
       .addServer('/', 'this api')
       .addBearerAuth()
       .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'api-key')
@@ -30,6 +29,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       operationIdFactory: (controller: string, method: string) => `${controller.replace(/Controller$/, '')}_${method}`,
     },
   );
+  // As package.json says: no licence is granted.
+  document.info.license = { name: 'UNLICENSED' };
   const envelope = { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeView) } } };
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {
