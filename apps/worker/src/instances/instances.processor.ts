@@ -129,7 +129,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     );
     if (row.address === address) return address;
     const [written] = await this.dataSource.query(
-      `UPDATE instances SET address = $2, metadata = metadata || jsonb_build_object('privateIp', $2::text), updated_at = now()
+      `UPDATE instances SET address = $2::text::inet, metadata = metadata || jsonb_build_object('privateIp', $2::text), updated_at = now()
         WHERE id = $1 AND status = 'BUILD' AND generation = $3 RETURNING 1`,
       [id, address, generation],
     );
