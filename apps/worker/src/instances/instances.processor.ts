@@ -128,12 +128,17 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );
     if (row.address === address) return address;
-    const [written] = await this.dataSource.query(
-      `UPDATE instances SET address = $2::text::inet, metadata = metadata || jsonb_build_object('privateIp', $2::text), updated_at = now()
-        WHERE id = $1 AND status = 'BUILD' AND generation = $3 RETURNING 1`,
-      [id, address, generation],
-    );
-    if (written.length) return address;
+    const written = await this.dataSource.transaction(async (manager) => {
+      const [rows] = await manager.query(
+        `UPDATE instances SET address = $2::text::inet, metadata = metadata || jsonb_build_object('privateIp', $2::text), updated_at = now()
+          WHERE id = $1 AND status = 'BUILD' AND generation = $3 RETURNING 1`,
+        [id, address, generation],
+      );
+      // Its proxy hosts (the one for its dname at least) have somewhere to go now: the edge serves them from here on.
+      if (rows.length) await notifyEdge(manager, 'hosts');
+      return rows.length > 0;
+    });
+    if (written) return address;
     const now = await this.dataSource.getRepository(Instance).findOneBy({ id });
     if (now?.address !== address) await this.network.releaseAddress(id);
     return null;
