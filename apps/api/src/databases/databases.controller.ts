@@ -7,7 +7,9 @@ import { CreateCacheDto } from './create-cache.dto';
 import { CreateDatabaseDto } from './create-database.dto';
 import { ManagedDatabasesController } from './managed-databases.controller';
 
-const CREATED = 'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s)';
+const CREATED =
+  'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
+  'floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network';
 
 @ApiTags('databases')
 @Controller('v1/databases')

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InstanceLifecycle, Principal } from '@stratus/core';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
@@ -15,7 +15,11 @@ export class InstancesController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create an instance; it boots asynchronously (poll the list until ACTIVE)' })
-  @ApiAcceptedResponse({ description: 'status building' })
+  @ApiAcceptedResponse({
+    description:
+      'status building. The worker has the network assign its address (metadata.privateIp, and address in the detail, appear then); ' +
+      'a network with no free address left ends it in ERROR with a status_reason naming the network',
+  })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown image, flavor, network, keypair or security group' })
   async create(@Body() dto: CreateInstanceDto, @CurrentPrincipal() principal: Principal) {
     return presentCreated(await this.instances.create(dto, principal));
@@ -28,6 +32,7 @@ export class InstancesController {
   }
 
   @Get(':id')
+  @ApiOkResponse({ description: 'the list item and the rest of the spec; address is null (and metadata.privateIp absent) until the network assigned it' })
   @ApiForbiddenResponse({ description: "another project's instance" })
   async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
     return presentDetail(await this.instances.get(id, principal));
