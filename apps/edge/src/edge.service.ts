@@ -131,7 +131,8 @@ export class EdgeService {
         `SELECT r.id, r.port, r.target_ip, r.target_port, r.certificate_id, c.cert_pem, c.key_encrypted
          FROM gateway_routes r LEFT JOIN certificates c ON c.id = r.certificate_id ORDER BY r.port`,
       ),
-      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`),
+      // An instance has no address until the worker's create job has one assigned, nor after its delete gave it back.
+      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id WHERE i.address IS NOT NULL`),
       db.query(`SELECT id, host(address) AS address, port, protocol, hosts, health_check FROM load_balancers ORDER BY id`),
       // A removing backend is handed over as absent: the router drains it and deletes it once it is empty.
       db.query(`SELECT listener_id, host(address) AS address, port, state FROM load_balancer_backends WHERE state <> 'removing' ORDER BY listener_id, address, port`),

@@ -7,6 +7,7 @@ import {
   InstanceSpec,
   ListenerSpec,
   LoadBalancerDriver,
+  NetworkDriver,
   ObservedDatabaseServer,
   ObservedInstance,
   VolumeDriver,
@@ -47,6 +48,11 @@ export interface DriverContractSubject {
     ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
     /** A spec whose server exits while it starts. */
     failingStartSpec(): Promise<DatabaseServerSpec>;
+  };
+  network: {
+    driver: NetworkDriver;
+    /** A network nothing else uses (a new id and range each call) with this prefix length: 30 holds two addresses. */
+    network(prefixLength: number): { networkId: string; cidr: string };
   };
 }
 
@@ -230,6 +236,67 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(err).toBeInstanceOf(DriverError);
         expect((err as DriverError).terminal).toBe(true);
         expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+    });
+
+    describe('network', () => {
+      const request = (net: { networkId: string; cidr: string }) => ({ id: randomUUID(), ...net, kind: 'instance' });
+      /** Whether `address` is a host address of `cidr` (IPv4). */
+      const inside = (address: string, cidr: string) => {
+        const number = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+        const [base, bits] = cidr.split('/');
+        const size = 2 ** (32 - Number(bits));
+        const offset = number(address) - number(base);
+        return offset > 0 && offset < size - 1;
+      };
+
+      it('ensureAddress repeated gives the same address of the network, and observe sees it', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const req = request(net);
+        const address = await network.driver.ensureAddress(req);
+        expect(inside(address, net.cidr)).toBe(true);
+        expect(await network.driver.ensureAddress(req)).toBe(address);
+        expect(await network.driver.observe(req.id)).toBe(address);
+        await network.driver.releaseAddress(req.id);
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('two resources never share an address, even when they ask at once', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const reqs = Array.from({ length: 6 }, () => request(net));
+        const got = await Promise.all(reqs.map((r) => network.driver.ensureAddress(r)));
+        expect(new Set(got).size).toBe(6);
+        expect(got.every((a) => inside(a, net.cidr))).toBe(true);
+        for (const r of reqs) await network.driver.releaseAddress(r.id);
+      });
+
+      it('release of an address that is gone, or never was, succeeds', async () => {
+        const { network } = subject();
+        const req = request(network.network(29));
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        await network.driver.ensureAddress(req);
+        await network.driver.releaseAddress(req.id);
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('a full network is a terminal error naming it; a release makes room again', async () => {
+        const { network } = subject();
+        const net = network.network(30);
+        const [a, b, c] = [request(net), request(net), request(net)];
+        const first = await network.driver.ensureAddress(a);
+        await network.driver.ensureAddress(b);
+        const err = await rejection(network.driver.ensureAddress(c));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toContain(`network ${net.networkId} `);
+        expect(await network.driver.observe(c.id)).toBeNull();
+        await network.driver.releaseAddress(a.id);
+        expect(await network.driver.ensureAddress(c)).toBe(first);
+        await network.driver.releaseAddress(b.id);
+        await network.driver.releaseAddress(c.id);
       });
     });
 
