@@ -22,6 +22,15 @@ const swc = [
  * servers under databases, cache and analytics).
  */
 const FAKE_PROVIDER_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics'];
+/**
+ * Dependencies published as ES modules only (jose under jwks-rsa,
+ * content-disposition under the dashboard's @fastify/static): Node loads them
+ * from CommonJS, jest does not, so they are compiled like our sources. Then a
+ * spec can build the api's module in its own process.
+ */
+const ESM_ONLY = ['jose', 'content-disposition'];
+const transform = { '^.+\\.ts$': swc, [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: swc };
+const transformIgnorePatterns = [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`];
 const moduleNameMapper = {
   '^@stratus/(core|queue|providers|testing)$': '<rootDir>/libs/$1/src',
 };
@@ -34,21 +43,24 @@ module.exports = {
     {
       displayName: 'unit',
       testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
-      transform: { '^.+\\.ts$': swc },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
       testEnvironment: 'node',
     },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/apps/**/*.int-spec.ts', '<rootDir>/libs/**/*.int-spec.ts'],
-      transform: { '^.+\\.ts$': swc },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
       testEnvironment: 'node',
     },
     {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      transform: { '^.+\\.ts$': swc },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
       testEnvironment: 'node',
       globalSetup: '<rootDir>/test/global-setup.ts',
@@ -57,7 +69,8 @@ module.exports = {
     {
       displayName: 'e2e-fake',
       testMatch: FAKE_PROVIDER_SUITES.map((name) => `<rootDir>/test/${name}.e2e-spec.ts`),
-      transform: { '^.+\\.ts$': swc },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
       testEnvironment: 'node',
       setupFiles: ['<rootDir>/test/fake-provider.setup.js'],

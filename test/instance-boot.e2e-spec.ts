@@ -1,8 +1,15 @@
-import { DEMO_INSTANCE, fakeBootLog, FakeControl, readBootLog, useSuite, waitForInstance } from '@stratus/testing';
+import { createManaged, DEMO_INSTANCE, fakeBootLog, FakeBoot, FakeControl, readBootLog, useSuite, waitForDatabase, waitForInstance } from '@stratus/testing';
 import { readFileSync } from 'node:fs';
 
 /** Long enough that five boots one after another would clearly not overlap. */
 const BOOT_MS = 3_000;
+
+/** The most of `starts` that were under way at one moment. */
+function maxConcurrent(starts: FakeBoot[]): number {
+  const control = new FakeControl();
+  control.boots.push(...starts);
+  return control.maxConcurrentBoots();
+}
 
 /**
  * The worker holds no slot while an instance boots: with one slot, boots
@@ -23,9 +30,7 @@ describe('instance create does not hold a worker slot while the instance boots',
 
     const boots = readBootLog(readFileSync(fakeBootLog(s.stack.env.DATA_DIR), 'utf8')).filter((b) => ids.includes(b.id));
     expect(boots.map((b) => b.id).sort()).toEqual([...ids].sort());
-    const control = new FakeControl();
-    control.boots.push(...boots);
-    expect(control.maxConcurrentBoots()).toBeGreaterThanOrEqual(4);
+    expect(maxConcurrent(boots)).toBeGreaterThanOrEqual(4);
 
     // ACTIVE follows the end of the boot, never precedes it.
     const rows: Array<{ id: string; updated_at: Date }> = await s.db.query('SELECT id, updated_at FROM instances WHERE id = ANY($1)', [ids]);
@@ -33,6 +38,30 @@ describe('instance create does not hold a worker slot while the instance boots',
       const boot = boots.find((b) => b.id === row.id)!;
       expect(boot.readyAt).not.toBeNull();
       expect(row.updated_at.getTime()).toBeGreaterThanOrEqual(boot.readyAt!);
+    }
+  });
+});
+
+/** The same for database servers: a job does not wait for its server to start. */
+describe('database create does not hold a worker slot while the server starts', () => {
+  const s = useSuite({ PROVIDER: 'fake', FAKE_PROVIDER_DATABASE_START_MS: String(BOOT_MS), DATABASE_WORKER_CONCURRENCY: '1' });
+
+  it('five cache servers start at once on a worker with one slot, and each is ready only once started', async () => {
+    await s.stack.workerReady();
+    // createManaged insists on 202 and records the issued password for the leak check.
+    const created = await Promise.all(Array.from({ length: 5 }, (_, i) => createManaged(s.api, 'cache', { name: `start-${'abcde'[i]}`, version: '7' })));
+    const ids = created.map((c) => c.body.id as number);
+    await Promise.all(ids.map((id) => waitForDatabase(s.api, 'cache', id, ['ready'], { timeoutMs: 120_000, intervalMs: 100 })));
+
+    const keys = ids.map((id) => `redis-${id}`);
+    const starts = readBootLog(readFileSync(fakeBootLog(s.stack.env.DATA_DIR), 'utf8')).filter((b) => keys.includes(b.id));
+    expect(starts.map((b) => b.id).sort()).toEqual([...keys].sort());
+    expect(maxConcurrent(starts)).toBeGreaterThanOrEqual(4);
+
+    const rows: Array<{ id: number; updated_at: Date }> = await s.db.query('SELECT id, updated_at FROM managed_databases WHERE id = ANY($1)', [ids]);
+    for (const row of rows) {
+      const start = starts.find((b) => b.id === `redis-${row.id}`)!;
+      expect(row.updated_at.getTime()).toBeGreaterThanOrEqual(start.readyAt!);
     }
   });
 });

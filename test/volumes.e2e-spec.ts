@@ -1,12 +1,52 @@
 import { Volume } from '@stratus/core';
 import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
 import { Queue } from 'bullmq';
-import { DEMO_INSTANCE, HttpClient, itReal, realResources, signTestToken, useSuite, waitFor, waitForInstance, whenReal } from '@stratus/testing';
+import { DEMO_INSTANCE, itReal, realResources, signTestToken, Suite, useSuite, waitFor, whenReal } from '@stratus/testing';
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dataOf, ResponseChecker, StratusClient, stratusClient } from './openapi.client';
 
 const GIB = 1024 ** 3;
+
+/*
+ * Every call to the api goes through the client typed from the OpenAPI
+ * document, and every answer is checked against the document the api
+ * serves (test/openapi.client.ts).
+ */
+
+/** The owner's `/api/cloud` and `/v1` clients, one for the other tenant, and one with no credential. */
+function clientsOf(s: Suite) {
+  const clients = {} as { cloud: StratusClient; api: StratusClient; intruder: StratusClient; otherApi: StratusClient; anonymous: StratusClient };
+  beforeAll(async () => {
+    const base = s.stack.http.baseUrl;
+    const checker = await ResponseChecker.load(base);
+    Object.assign(clients, {
+      cloud: stratusClient(base, checker, { authorization: `Bearer ${s.owner.token}` }),
+      api: stratusClient(base, checker, { 'x-api-key': s.owner.apiKey }),
+      intruder: stratusClient(base, checker, { authorization: `Bearer ${s.other.token}` }),
+      otherApi: stratusClient(base, checker, { 'x-api-key': s.other.apiKey }),
+      anonymous: stratusClient(base, checker),
+    });
+  });
+  return clients;
+}
+
+type NewInstance = { name: string; image_id: string; user_data?: string; volume?: { name: string; size: number } };
+
+/** POST /v1/instances with the demo placement; the created body. */
+async function createInstance(api: StratusClient, fields: NewInstance) {
+  return dataOf(await api.POST('/v1/instances', { body: { ...DEMO_INSTANCE, ...fields } }));
+}
+
+async function waitActive(api: StratusClient, id: string) {
+  return waitFor(`instance ${id} to be ACTIVE`, async () => dataOf(await api.GET('/v1/instances')).find((i) => i.id === id && i.status === 'ACTIVE'), {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
+}
+
+const volumesOf = async (cloud: StratusClient) => dataOf(await cloud.GET('/api/cloud/volumes/list'));
 
 /** A plain instance whose user_data leaves a writer behind: once `volumes/<id>` appears, it writes a file there, as the instance's user. */
 function writerUserData(volumeId: string, marker: string): string {
@@ -19,11 +59,11 @@ exit 0
 
 describe('volumes', () => {
   const s = useSuite();
-  let cloud: HttpClient;
+  const c = clientsOf(s);
   let instancesDir: string;
   let volumesDir: string;
 
-  const listed = async (id: string) => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.id === id);
+  const listed = async (id: string) => (await volumesOf(c.cloud)).find((v) => v.id === id);
   const waitStatus = (id: string, status: string, timeoutMs = 60_000) =>
     waitFor(
       `volume ${id} to be ${status}`,
@@ -35,15 +75,15 @@ describe('volumes', () => {
     );
 
   beforeAll(async () => {
-    cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
     instancesDir = join(s.stack.env.DATA_DIR, 'instances');
     volumesDir = join(s.stack.env.DATA_DIR, 'volumes');
   });
 
   it('creates a volume backed by a file of the requested size, lists it, deletes it', async () => {
-    const created = await cloud.post('/api/cloud/volumes/create', { name: 'scratch', size: 2, description: 'temp' });
-    expect(created.status).toBe(201);
-    expect(created.body).toEqual({
+    const created = await c.cloud.POST('/api/cloud/volumes/create', { body: { name: 'scratch', size: 2, description: 'temp' } });
+    expect(created.response.status).toBe(201);
+    const volume = dataOf(created);
+    expect(volume).toEqual({
       id: expect.any(String),
       name: 'scratch',
       description: 'temp',
@@ -56,76 +96,80 @@ describe('volumes', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    await waitStatus(created.body.id, 'available');
-    await whenReal(() => expect(statSync(join(volumesDir, created.body.id, 'disk.img')).size).toBe(2 * GIB));
+    await waitStatus(volume.id, 'available');
+    await whenReal(() => expect(statSync(join(volumesDir, volume.id, 'disk.img')).size).toBe(2 * GIB));
 
     // Deletes side by side answer as repeats do: the same outcome.
-    const deletes = await Promise.all([1, 2, 3].map(() => cloud.delete(`/api/cloud/volumes/delete/${created.body.id}`)));
+    const deletes = await Promise.all([1, 2, 3].map(() => c.cloud.DELETE('/api/cloud/volumes/delete/{id}', { params: { path: { id: volume.id } } })));
     // The fake provider's worker can finish the delete before the last of them reads the row:
     // that one answers as a delete of a gone volume does (404). Never a 409 "changed meanwhile".
-    const answers = deletes.filter((d) => realResources() || d.status !== 404);
+    const answers = deletes.filter((d) => realResources() || d.response.status !== 404);
     expect(answers.length).toBeGreaterThan(0);
-    for (const deleted of answers) expect([deleted.status, deleted.body]).toEqual([200, { message: 'Volume deleted successfully' }]);
-    await waitFor('the volume to leave the list', async () => !(await listed(created.body.id)));
-    expect(existsSync(join(volumesDir, created.body.id))).toBe(false);
+    for (const deleted of answers) expect([deleted.response.status, deleted.data]).toEqual([200, { message: 'Volume deleted successfully' }]);
+    await waitFor('the volume to leave the list', async () => !(await listed(volume.id)));
+    expect(existsSync(join(volumesDir, volume.id))).toBe(false);
   });
 
+  const attach = (volume_id: string, instance_id: string) => c.cloud.POST('/api/cloud/volumes/attach', { body: { volume_id, instance_id } });
+  const detach = (volume_id: string, attachment_id: string) => c.cloud.POST('/api/cloud/volumes/detach', { body: { volume_id, attachment_id } });
+  const deleteVolume = (id: string) => c.cloud.DELETE('/api/cloud/volumes/delete/{id}', { params: { path: { id } } });
+  const createVolume = async (name: string) => dataOf(await c.cloud.POST('/api/cloud/volumes/create', { body: { name, size: 1 } }));
+
   it('keeps a file written inside an instance across detach and re-attach to another instance', async () => {
-    const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'data', size: 1 })).body;
+    const volume = await createVolume('data');
     await waitStatus(volume.id, 'available');
     const [a, b] = await Promise.all([
-      s.api.post('/v1/instances', { name: 'vol-a', ...DEMO_INSTANCE, image_id: 'plain', user_data: writerUserData(volume.id, 'written by a') }),
-      s.api.post('/v1/instances', { name: 'vol-b', ...DEMO_INSTANCE, image_id: 'plain' }),
+      createInstance(c.api, { name: 'vol-a', image_id: 'plain', user_data: writerUserData(volume.id, 'written by a') }),
+      createInstance(c.api, { name: 'vol-b', image_id: 'plain' }),
     ]);
-    await Promise.all([waitForInstance(s.api, a.body.id), waitForInstance(s.api, b.body.id)]);
+    await Promise.all([waitActive(c.api, a.id), waitActive(c.api, b.id)]);
 
-    const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: a.body.id });
-    expect(attached.status).toBe(200);
-    expect(attached.body).toEqual({
+    const attached = await attach(volume.id, a.id);
+    expect(attached.response.status).toBe(200);
+    const attachment = dataOf(attached);
+    expect(attachment).toEqual({
       attachment_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       volume_id: volume.id,
-      instance_id: a.body.id,
+      instance_id: a.id,
       status: 'attaching',
       mountpoint: `volumes/${volume.id}`,
     });
+    const attachmentId = attachment.attachment_id!;
     const inUse = await waitStatus(volume.id, 'in-use');
-    expect(inUse.attachments).toEqual([
-      { attachment_id: attached.body.attachment_id, instance_id: a.body.id, mountpoint: `volumes/${volume.id}`, attached_at: expect.any(String) },
-    ]);
+    expect(inUse.attachments).toEqual([{ attachment_id: attachmentId, instance_id: a.id, mountpoint: `volumes/${volume.id}`, attached_at: expect.any(String) }]);
 
     // The instance's own process wrote the file, in its working directory.
     await whenReal(async () => {
-      const inA = join(instancesDir, a.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+      const inA = join(instancesDir, a.id, 'home', 'volumes', volume.id, 'hello.txt');
       await waitFor('the instance to write on the volume', () => existsSync(inA), { timeoutMs: 60_000 });
       expect(readFileSync(inA, 'utf8').trim()).toBe('written by a');
     });
 
     // Attaching an attached volume: 409, nothing changed.
-    const twice = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
-    expect(twice.status).toBe(409);
+    expect((await attach(volume.id, b.id)).response.status).toBe(409);
     // Deleting it while in use: 409.
-    expect((await cloud.delete(`/api/cloud/volumes/delete/${volume.id}`)).status).toBe(409);
+    expect((await deleteVolume(volume.id)).response.status).toBe(409);
     // Detaching with another attachment id: 400.
-    const wrong = await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: '00000000-0000-4000-8000-000000000000' });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.error.message).toContain('attachment_id');
-    expect((await listed(volume.id)).status).toBe('in-use');
+    const wrong = await detach(volume.id, '00000000-0000-4000-8000-000000000000');
+    expect(wrong.response.status).toBe(400);
+    expect(wrong.error?.error.message).toContain('attachment_id');
+    expect((await listed(volume.id))?.status).toBe('in-use');
 
-    const detached = await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id });
-    expect(detached.status).toBe(200);
-    expect(detached.body).toMatchObject({ volume_id: volume.id, attachment_id: attached.body.attachment_id, status: 'detaching' });
+    const detached = await detach(volume.id, attachmentId);
+    expect(detached.response.status).toBe(200);
+    expect(detached.data).toMatchObject({ volume_id: volume.id, attachment_id: attachmentId, status: 'detaching' });
     const available = await waitStatus(volume.id, 'available');
     expect(available.attachments).toEqual([]);
-    await whenReal(() => expect(() => lstatSync(join(instancesDir, a.body.id, 'home', 'volumes', volume.id))).toThrow());
-    expect((await cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id })).status).toBe(409);
+    await whenReal(() => expect(() => lstatSync(join(instancesDir, a.id, 'home', 'volumes', volume.id))).toThrow());
+    expect((await detach(volume.id, attachmentId)).response.status).toBe(409);
 
-    const again = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: b.body.id });
-    expect(again.status).toBe(200);
-    expect(again.body.attachment_id).not.toBe(attached.body.attachment_id);
+    const again = await attach(volume.id, b.id);
+    expect(again.response.status).toBe(200);
+    expect(dataOf(again).attachment_id).not.toBe(attachmentId);
     const inUseAgain = await waitStatus(volume.id, 'in-use');
-    expect(inUseAgain.attachments).toEqual([expect.objectContaining({ attachment_id: again.body.attachment_id, instance_id: b.body.id })]);
+    expect(inUseAgain.attachments).toEqual([expect.objectContaining({ attachment_id: dataOf(again).attachment_id, instance_id: b.id })]);
     await whenReal(() => {
-      const inB = join(instancesDir, b.body.id, 'home', 'volumes', volume.id, 'hello.txt');
+      const inB = join(instancesDir, b.id, 'home', 'volumes', volume.id, 'hello.txt');
       expect(readFileSync(inB, 'utf8').trim()).toBe('written by a');
     });
   });
@@ -135,13 +179,13 @@ describe('volumes', () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'stratus-not-the-instances-'));
     chmodSync(elsewhere, 0o755);
     try {
-      const volume = (await cloud.post('/api/cloud/volumes/create', { name: 'lured', size: 1 })).body;
+      const volume = await createVolume('lured');
       const user_data = `#!/bin/sh\nrm -rf volumes && ln -s ${elsewhere} volumes\nexit 0\n`;
-      const vm = (await s.api.post('/v1/instances', { name: 'lure', ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
-      await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
+      const vm = await createInstance(c.api, { name: 'lure', image_id: 'plain', user_data });
+      await Promise.all([waitStatus(volume.id, 'available'), waitActive(c.api, vm.id)]);
       expect(lstatSync(join(instancesDir, vm.id, 'home', 'volumes')).isSymbolicLink()).toBe(true);
 
-      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id })).status).toBe(200);
+      expect((await attach(volume.id, vm.id)).response.status).toBe(200);
       const failed = await waitFor(
         'the attach to fail',
         async () => {
@@ -164,16 +208,15 @@ describe('volumes', () => {
    * its home when it has; the test waits for that mark.
    */
   async function attachedWhile(name: string, then: (volumeId: string) => string) {
-    const volume = (await cloud.post('/api/cloud/volumes/create', { name, size: 1 })).body;
+    const volume = await createVolume(name);
     const user_data = `#!/bin/sh\n( while [ ! -d "volumes/${volume.id}" ]; do sleep 0.1; done; ${then(volume.id)} ) > /dev/null 2>&1 &\nexit 0\n`;
-    const vm = (await s.api.post('/v1/instances', { name, ...DEMO_INSTANCE, image_id: 'plain', user_data })).body;
-    await Promise.all([waitStatus(volume.id, 'available'), waitForInstance(s.api, vm.id)]);
-    const attached = await cloud.post('/api/cloud/volumes/attach', { volume_id: volume.id, instance_id: vm.id });
+    const vm = await createInstance(c.api, { name, image_id: 'plain', user_data });
+    await Promise.all([waitStatus(volume.id, 'available'), waitActive(c.api, vm.id)]);
+    const attachmentId = dataOf(await attach(volume.id, vm.id)).attachment_id!;
     await waitStatus(volume.id, 'in-use');
     const home = join(instancesDir, vm.id, 'home');
     await waitFor(`${name} to have done its part`, () => existsSync(join(home, 'done')), { timeoutMs: 60_000 });
-    const detach = () => cloud.post('/api/cloud/volumes/detach', { volume_id: volume.id, attachment_id: attached.body.attachment_id });
-    return { volume, vm, attachmentId: attached.body.attachment_id as string, link: join(home, 'volumes', volume.id), detach };
+    return { volume, vm, attachmentId, link: join(home, 'volumes', volume.id), detach: () => detach(volume.id, attachmentId) };
   }
 
   // Loop-mounted volumes only (root, with loop devices, the local provider): a plain folder has no mount to be busy.
@@ -181,7 +224,7 @@ describe('volumes', () => {
     'refuses to detach while a process of the instance has a file open on the volume: it stays in-use, link and all',
     async () => {
       const { volume, vm, attachmentId, link, detach } = await attachedWhile('holder', (id) => `exec 3>>"volumes/${id}/held"; touch done; exec sleep 100000`);
-      expect((await detach()).status).toBe(200);
+      expect((await detach()).response.status).toBe(200);
       const refused = await waitFor(
         'the detach to be refused',
         async () => {
@@ -195,7 +238,7 @@ describe('volumes', () => {
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
       expect(existsSync(join(link, 'held'))).toBe(true);
       // Its instance deleted, the volume is released all the same.
-      expect((await s.api.delete(`/v1/instances/${vm.id}`)).status).toBe(204);
+      expect((await c.api.DELETE('/v1/instances/{id}', { params: { path: { id: vm.id } } })).response.status).toBe(204);
       await waitStatus(volume.id, 'available', 30_000);
     },
   );
@@ -203,68 +246,69 @@ describe('volumes', () => {
   // Its instance's user_data changes its home: a real process's only.
   itReal('detaches from an instance that made its volumes folder read-only', async () => {
     const { volume, link, detach } = await attachedWhile('locker', () => 'chmod 555 volumes; touch done');
-    expect((await detach()).status).toBe(200);
+    expect((await detach()).response.status).toBe(200);
     const detached = await waitStatus(volume.id, 'available', 15_000);
     expect(detached.status_reason).toBeNull();
     expect(() => lstatSync(link)).toThrow();
   });
 
   it('POST /v1/instances with volume creates and attaches one', async () => {
-    const created = await s.api.post('/v1/instances', { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } });
-    expect(created.status).toBe(202);
-    await waitForInstance(s.api, created.body.id);
+    const created = await c.api.POST('/v1/instances', { body: { name: 'with-vol', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'boot-data', size: 1 } } });
+    expect(created.response.status).toBe(202);
+    const instance = dataOf(created);
+    await waitActive(c.api, instance.id);
     const volume = await waitFor(
       'the volume to be attached',
-      async () => {
-        const all = (await cloud.get('/api/cloud/volumes/list')).body as any[];
-        const v = all.find((x) => x.attachments[0]?.instance_id === created.body.id);
-        return v?.status === 'in-use' ? v : undefined;
-      },
+      async () => (await volumesOf(c.cloud)).find((x) => x.attachments[0]?.instance_id === instance.id && x.status === 'in-use'),
       { timeoutMs: 60_000 },
     );
     expect(volume).toMatchObject({ name: 'boot-data', size: 1 });
-    await whenReal(() => expect(lstatSync(join(instancesDir, created.body.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true));
+    await whenReal(() => expect(lstatSync(join(instancesDir, instance.id, 'home', 'volumes', volume.id)).isSymbolicLink()).toBe(true));
 
     // Deleting the instance releases the attachment.
-    expect((await s.api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
+    expect((await c.api.DELETE('/v1/instances/{id}', { params: { path: { id: instance.id } } })).response.status).toBe(204);
     const released = await waitStatus(volume.id, 'available', 30_000);
     expect(released.attachments).toEqual([]);
   });
 
   describe('refusals', () => {
-    let mine: any;
-    let theirs: any;
+    let mine: { id: string };
+    let theirs: { id: string };
     let theirInstance: string;
     let myInstance: string;
 
     beforeAll(async () => {
-      const intruder = s.stack.http.with({ authorization: `Bearer ${s.other.token}` });
-      mine = (await cloud.post('/api/cloud/volumes/create', { name: 'mine', size: 1 })).body;
-      theirs = (await intruder.post('/api/cloud/volumes/create', { name: 'theirs', size: 1 })).body;
-      theirInstance = (await s.stack.http.with({ 'x-api-key': s.other.apiKey }).post('/v1/instances', { name: 'their-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
-      myInstance = (await s.api.post('/v1/instances', { name: 'my-vm', ...DEMO_INSTANCE, image_id: 'plain' })).body.id;
+      mine = await createVolume('mine');
+      theirs = dataOf(await c.intruder.POST('/api/cloud/volumes/create', { body: { name: 'theirs', size: 1 } }));
+      theirInstance = (await createInstance(c.otherApi, { name: 'their-vm', image_id: 'plain' })).id;
+      myInstance = (await createInstance(c.api, { name: 'my-vm', image_id: 'plain' })).id;
       await waitStatus(mine.id, 'available');
     });
 
+    // Bodies the client's types would refuse: these tests send them on purpose.
+    const anyBody = (body: unknown) => ({ body: body as never });
+
     it.each([
-      ['create', 'post', '/api/cloud/volumes/create'],
-      ['list', 'get', '/api/cloud/volumes/list'],
-      ['delete', 'delete', '/api/cloud/volumes/delete/x'],
-      ['attach', 'post', '/api/cloud/volumes/attach'],
-      ['detach', 'post', '/api/cloud/volumes/detach'],
-    ] as const)('401 without a token: %s', async (_l, method, path) => {
-      const res = await (s.stack.http as any)[method](path, method === 'post' ? {} : undefined);
-      expect(res.status).toBe(401);
-      expect(res.body.error.code).toBe('unauthorized');
+      ['create', () => c.anonymous.POST('/api/cloud/volumes/create', anyBody({}))],
+      ['list', () => c.anonymous.GET('/api/cloud/volumes/list')],
+      ['delete', () => c.anonymous.DELETE('/api/cloud/volumes/delete/{id}', { params: { path: { id: 'x' } } })],
+      ['attach', () => c.anonymous.POST('/api/cloud/volumes/attach', anyBody({}))],
+      ['detach', () => c.anonymous.POST('/api/cloud/volumes/detach', anyBody({}))],
+    ] as const)('401 without a token: %s', async (_l, call) => {
+      const res = await call();
+      expect(res.response.status).toBe(401);
+      expect(res.error?.error.code).toBe('unauthorized');
     });
 
     it('401 with an expired token', async () => {
-      const res = await s.stack.http.get('/api/cloud/volumes/list', { authorization: `Bearer ${signTestToken({ project_id: s.owner.projectId, sub: 'u' }, { expiresIn: -10 })}` });
-      expect(res.status).toBe(401);
+      const res = await c.anonymous.GET('/api/cloud/volumes/list', {
+        headers: { authorization: `Bearer ${signTestToken({ project_id: s.owner.projectId, sub: 'u' }, { expiresIn: -10 })}` },
+      });
+      expect(res.response.status).toBe(401);
     });
 
     it("lists only the caller's project", async () => {
-      const list = (await cloud.get('/api/cloud/volumes/list')).body as any[];
+      const list = await volumesOf(c.cloud);
       expect(list.map((v) => v.id)).toContain(mine.id);
       expect(list.map((v) => v.id)).not.toContain(theirs.id);
       expect(list.every((v) => v.project_id === s.owner.projectId)).toBe(true);
@@ -272,29 +316,29 @@ describe('volumes', () => {
 
     it("404 for another project's volume (as for a missing one), 403 for its instance; nothing changed", async () => {
       const missing = { status: 404, body: { error: { code: 'not_found', message: `volume ${theirs.id} not found` } } };
-      const answer = (res: { status: number; body: unknown }) => ({ status: res.status, body: res.body });
-      expect(answer(await cloud.delete(`/api/cloud/volumes/delete/${theirs.id}`))).toEqual(missing);
-      expect(answer(await cloud.post('/api/cloud/volumes/attach', { volume_id: theirs.id, instance_id: myInstance }))).toEqual(missing);
-      const foreignInstance = await cloud.post('/api/cloud/volumes/attach', { volume_id: mine.id, instance_id: theirInstance });
-      expect(foreignInstance.status).toBe(403);
-      expect(foreignInstance.body.error.code).toBe('forbidden');
-      expect(answer(await cloud.post('/api/cloud/volumes/detach', { volume_id: theirs.id, attachment_id: '00000000-0000-4000-8000-000000000000' }))).toEqual(missing);
+      const answer = (res: { response: Response; error?: unknown }) => ({ status: res.response.status, body: res.error });
+      expect(answer(await deleteVolume(theirs.id))).toEqual(missing);
+      expect(answer(await attach(theirs.id, myInstance))).toEqual(missing);
+      const foreignInstance = await attach(mine.id, theirInstance);
+      expect(foreignInstance.response.status).toBe(403);
+      expect(foreignInstance.error?.error.code).toBe('forbidden');
+      expect(answer(await detach(theirs.id, '00000000-0000-4000-8000-000000000000'))).toEqual(missing);
       const rows = await s.db.getRepository(Volume).findBy([{ id: mine.id }, { id: theirs.id }]);
       expect(rows.map((r) => r.instanceId)).toEqual([null, null]);
       expect(rows.find((r) => r.id === theirs.id)!.status).not.toBe('deleting');
     });
 
     it('404 for a volume or instance that does not exist', async () => {
-      expect((await cloud.delete('/api/cloud/volumes/delete/00000000-0000-4000-8000-000000000000')).status).toBe(404);
-      expect((await cloud.delete('/api/cloud/volumes/delete/not-an-id')).status).toBe(404);
-      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: mine.id, instance_id: '00000000-0000-4000-8000-000000000000' })).status).toBe(404);
-      expect((await cloud.post('/api/cloud/volumes/attach', { volume_id: '00000000-0000-4000-8000-000000000000', instance_id: myInstance })).status).toBe(404);
+      expect((await deleteVolume('00000000-0000-4000-8000-000000000000')).response.status).toBe(404);
+      expect((await deleteVolume('not-an-id')).response.status).toBe(404);
+      expect((await attach(mine.id, '00000000-0000-4000-8000-000000000000')).response.status).toBe(404);
+      expect((await attach('00000000-0000-4000-8000-000000000000', myInstance)).response.status).toBe(404);
     });
 
     it('409 for detaching a volume that is not attached', async () => {
-      const res = await cloud.post('/api/cloud/volumes/detach', { volume_id: mine.id, attachment_id: '00000000-0000-4000-8000-000000000000' });
-      expect(res.status).toBe(409);
-      expect(res.body.error.code).toBe('conflict');
+      const res = await detach(mine.id, '00000000-0000-4000-8000-000000000000');
+      expect(res.response.status).toBe(409);
+      expect(res.error?.error.code).toBe('conflict');
     });
 
     const createCases: Array<[string, Record<string, unknown>, string]> = [
@@ -310,9 +354,9 @@ describe('volumes', () => {
     ];
     it.each(createCases)('400 on create: %s', async (_l, body, message) => {
       const before = await s.db.getRepository(Volume).count();
-      const res = await cloud.post('/api/cloud/volumes/create', JSON.stringify(body));
-      expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain(message);
+      const res = await c.cloud.POST('/api/cloud/volumes/create', anyBody(body));
+      expect(res.response.status).toBe(400);
+      expect(res.error?.error.message).toContain(message);
       expect(await s.db.getRepository(Volume).count()).toBe(before);
     });
 
@@ -321,16 +365,16 @@ describe('volumes', () => {
       ['attach without volume_id', '/api/cloud/volumes/attach', { instance_id: 'x' }, 'volume_id: is required'],
       ['detach without attachment_id', '/api/cloud/volumes/detach', { volume_id: 'x' }, 'attachment_id: is required'],
       ['detach with a number', '/api/cloud/volumes/detach', { volume_id: 'x', attachment_id: 5 }, 'attachment_id: must be a string'],
-    ])('400 on %s', async (_l, path, body, message) => {
-      const res = await cloud.post(path, body);
-      expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain(message);
+    ] as const)('400 on %s', async (_l, path, body, message) => {
+      const res = await c.cloud.POST(path, anyBody(body));
+      expect(res.response.status).toBe(400);
+      expect(res.error?.error.message).toContain(message);
     });
 
     it('400 on POST /v1/instances with a volume over the size limit', async () => {
-      const res = await s.api.post('/v1/instances', { name: 'big', ...DEMO_INSTANCE, volume: { name: 'big', size: 5000 } });
-      expect(res.status).toBe(400);
-      expect(res.body.error.message).toContain('volume.size: must not be greater than 1024');
+      const res = await c.api.POST('/v1/instances', { body: { name: 'big', ...DEMO_INSTANCE, volume: { name: 'big', size: 5000 } } });
+      expect(res.response.status).toBe(400);
+      expect(res.error?.error.message).toContain('volume.size: must not be greater than 1024');
     });
   });
 });
@@ -340,14 +384,15 @@ describe('a volume created with an instance that waits for a worker', () => {
   // blocker's user_data makes its boot take eight seconds on the local provider; the fake one
   // runs no user_data, and takes as long for every boot (the local worker ignores the setting).
   const s = useSuite({ WORKER_CONCURRENCY: '1', FAKE_PROVIDER_BOOT_MS: '8000' });
+  const c = clientsOf(s);
 
   it("is attached once the instance is built, without spending the attach job's attempts on the wait", async () => {
-    const blocker = await s.api.post('/v1/instances', { name: 'slow-boot', ...DEMO_INSTANCE, image_id: 'plain', user_data: '#!/bin/sh\nsleep 8\n' });
-    const waiting = await s.api.post('/v1/instances', { name: 'queued', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'queued-data', size: 1 } });
-    expect([blocker.status, waiting.status]).toEqual([202, 202]);
-    const cloud = s.stack.http.with({ authorization: `Bearer ${s.owner.token}` });
-    const volumeOf = async () => ((await cloud.get('/api/cloud/volumes/list')).body as any[]).find((v) => v.description === `created with instance ${waiting.body.id}`);
-    await waitForInstance(s.api, waiting.body.id);
+    const blocker = await c.api.POST('/v1/instances', { body: { name: 'slow-boot', ...DEMO_INSTANCE, image_id: 'plain', user_data: '#!/bin/sh\nsleep 8\n' } });
+    const waiting = await c.api.POST('/v1/instances', { body: { name: 'queued', ...DEMO_INSTANCE, image_id: 'plain', volume: { name: 'queued-data', size: 1 } } });
+    expect([blocker.response.status, waiting.response.status]).toEqual([202, 202]);
+    const instance = dataOf(waiting);
+    const volumeOf = async () => (await volumesOf(c.cloud)).find((v) => v.description === `created with instance ${instance.id}`);
+    await waitActive(c.api, instance.id);
     const volume = await waitFor(
       'the volume to be in use',
       async () => {
@@ -356,7 +401,7 @@ describe('a volume created with an instance that waits for a worker', () => {
       },
       { timeoutMs: 60_000, intervalMs: 100 },
     );
-    expect(volume.attachments).toEqual([expect.objectContaining({ instance_id: waiting.body.id })]);
+    expect(volume.attachments).toEqual([expect.objectContaining({ instance_id: instance.id })]);
     const [{ generation }] = await s.db.query(`SELECT generation FROM volumes WHERE id = $1`, [volume.id]);
     const queue = new Queue(QUEUES.volumes, { connection: redisConnection(s.stack.env.REDIS_URL), prefix: s.stack.env.QUEUE_PREFIX });
     try {

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { mountQueueDashboard } from './admin/queue-dashboard';
@@ -12,6 +12,7 @@ import { envelope } from './http/error-envelope';
 import { answerClientError } from './http/client-error';
 import { registerJsonParser } from './http/json-body.parser';
 import { logRequests } from './http/request-logging';
+import { buildOpenApiDocument } from './openapi/openapi.document';
 import { StrictValidationPipe } from './http/validation.pipe';
 
 /** Builds the API app: one body parser, one error filter, one validation pipe, the OpenAPI document. */
@@ -54,16 +55,7 @@ export async function createApi(): Promise<NestFastifyApplication> {
   app.useGlobalFilters(new AllExceptionsFilter(config.DATABASE_URL));
   app.useGlobalPipes(new StrictValidationPipe());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Stratus')
-      .setDescription('Cloud control plane: /api/cloud (Bearer token) and /v1 (x-api-key)')
-      .setVersion('1')
-      .addBearerAuth()
-      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'api-key')
-      .build(),
-  );
+  const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json' });
   await mountQueueDashboard(app);
   return app;

@@ -124,7 +124,8 @@ export class EdgeService {
     const db = this.db;
     if (!db) return;
     const [hosts, listeners, backends] = await Promise.all([
-      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`),
+      // An instance has no address until the worker's create job has one assigned, nor after its delete gave it back.
+      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id WHERE i.address IS NOT NULL`),
       // Newest first: of two gateway listeners on one port (a route deleted and made again before the old listener went), the new route's serves.
       db.query(
         `SELECT l.id, host(l.address) AS address, l.port, l.protocol, l.hosts, l.health_check, l.gateway, l.certificate_id, c.cert_pem, c.key_encrypted

@@ -24,7 +24,6 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
   providers: [
-    OutboxService,
     PacketFilterSync,
     CatalogSync,
     InstancesReconciler,

@@ -29,8 +29,9 @@ export class CoreModule {
   static register(options: CoreModuleOptions): DynamicModule {
     return {
       module: CoreModule,
-      providers: [...LIVES, { provide: JobOutbox, useClass: options.outbox }, { provide: SHADOWED_BY_WILDCARD, useValue: options.shadowedByWildcard }],
-      exports: LIVES,
+      // One outbox for the process: the lives write through JobOutbox, the worker's jobs inject the class itself.
+      providers: [...LIVES, options.outbox, { provide: JobOutbox, useExisting: options.outbox }, { provide: SHADOWED_BY_WILDCARD, useValue: options.shadowedByWildcard }],
+      exports: [...LIVES, options.outbox, JobOutbox],
     };
   }
 }

@@ -19,21 +19,28 @@ export interface DatabaseServerSpec {
 }
 
 export interface ObservedDatabaseServer {
+  /** Something of the server runs (starting or started). */
   running: boolean;
+  /** It accepts connections with the spec applied: the database may be called ready. */
+  ready: boolean;
 }
 
 /**
- * Database servers on some provider, every engine behind one interface.
- * Operations are keyed by the server key and safe to repeat: `ensureRunning`
- * lays out only what is missing and starts the server only when it is not
- * running; `delete` of something already gone succeeds. What the host cannot
- * provide (an engine, a version, an extension, HA) is a terminal DriverError
- * whose message names it, and nothing half-made is left behind.
+ * Database servers on some provider, every engine behind one interface, in
+ * the controller-runtime shape of compute: operations are keyed by the
+ * server key, safe to repeat, and do not wait for a server to start.
+ * `ensureRunning` lays out only what is missing, starts the server only when
+ * it is not running, and says how far it got (`ready: false` while it
+ * starts); callers come back until `ready`. `delete` of something already
+ * gone succeeds. What the host cannot provide (an engine, a version, an
+ * extension, HA), a server that exits while starting or does not start
+ * within the provider's timeout, is a terminal DriverError whose message
+ * names it, and a server that never came up leaves nothing behind.
  */
 export interface DatabaseDriver {
   /** null when nothing of this server exists on the provider. */
   observe(key: string): Promise<ObservedDatabaseServer | null>;
-  /** Resolves once the server accepts connections with the spec applied. */
+  /** Starts what is missing and applies the spec once the server accepts connections; `ready` then. */
   ensureRunning(spec: DatabaseServerSpec): Promise<ObservedDatabaseServer>;
   /** Stops the server and removes its data. */
   delete(key: string): Promise<void>;

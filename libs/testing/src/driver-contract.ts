@@ -7,10 +7,13 @@ import {
   InstanceSpec,
   ListenerSpec,
   LoadBalancerDriver,
+  NetworkDriver,
+  ObservedDatabaseServer,
   ObservedInstance,
   VolumeDriver,
 } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from './wait';
 
 /** What the contract suite needs of one provider. */
@@ -43,6 +46,13 @@ export interface DriverContractSubject {
     runningCopies(key: string): Promise<number>;
     /** Leaves what an ensureRunning cut short halfway leaves. */
     ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
+    /** A spec whose server exits while it starts. */
+    failingStartSpec(): Promise<DatabaseServerSpec>;
+  };
+  network: {
+    driver: NetworkDriver;
+    /** A network nothing else uses (a new id and range each call) with this prefix length: 30 holds two addresses. */
+    network(prefixLength: number): { networkId: string; cidr: string };
   };
 }
 
@@ -56,6 +66,24 @@ export async function createUntilReady(compute: ComputeDriver, spec: InstanceSpe
     },
     { timeoutMs, intervalMs: 50 },
   );
+}
+
+/**
+ * Repeats `ensureRunning`, as the databases processor's job does, until the
+ * server is ready; an error (a failed start) ends it at once.
+ */
+export async function ensureUntilReady<O extends ObservedDatabaseServer>(
+  driver: { ensureRunning(spec: DatabaseServerSpec): Promise<O> },
+  spec: DatabaseServerSpec,
+  { timeoutMs = 60_000, intervalMs = 20 } = {},
+): Promise<O> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const observed = await driver.ensureRunning(spec);
+    if (observed.ready) return observed;
+    if (Date.now() > deadline) throw new Error(`database server ${spec.key} not ready within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
 }
 
 /** The error a promise rejects with (fails the test when it resolves). */
@@ -166,11 +194,13 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         await expect(databases.driver.delete(spec.key)).resolves.toBeUndefined();
       });
 
-      it('ensureRunning repeated gives one running server; delete repeated succeeds', async () => {
+      it('ensureRunning returns while the server starts, and repeated gives one ready server; delete repeated succeeds', async () => {
         const { databases } = subject();
         const spec = databases.spec();
         expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
-        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await ensureUntilReady(databases.driver, spec)).toMatchObject({ running: true, ready: true });
+        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true, ready: true });
+        expect(await databases.driver.observe(spec.key)).toMatchObject({ running: true, ready: true });
         expect(await databases.runningCopies(spec.key)).toBe(1);
         await databases.driver.delete(spec.key);
         await databases.driver.delete(spec.key);
@@ -182,10 +212,21 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         const { databases } = subject();
         const spec = databases.spec();
         await databases.ensureHalfway(spec);
-        expect(await databases.driver.ensureRunning(spec)).toMatchObject({ running: true });
+        expect(await ensureUntilReady(databases.driver, spec)).toMatchObject({ running: true, ready: true });
         expect(await databases.runningCopies(spec.key)).toBe(1);
         await databases.driver.delete(spec.key);
         expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+
+      it('a server that exits while starting is a terminal error from a later look, and leaves nothing behind', async () => {
+        const { databases } = subject();
+        const spec = await databases.failingStartSpec();
+        const err = await rejection(ensureUntilReady(databases.driver, spec));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toMatch(/exited while starting/);
+        expect(await databases.driver.observe(spec.key)).toBeNull();
+        expect(await databases.runningCopies(spec.key)).toBe(0);
       });
 
       it('what the provider cannot run is a terminal error that leaves nothing behind', async () => {
@@ -195,6 +236,67 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(err).toBeInstanceOf(DriverError);
         expect((err as DriverError).terminal).toBe(true);
         expect(await databases.driver.observe(spec.key)).toBeNull();
+      });
+    });
+
+    describe('network', () => {
+      const request = (net: { networkId: string; cidr: string }) => ({ id: randomUUID(), ...net, kind: 'instance' });
+      /** Whether `address` is a host address of `cidr` (IPv4). */
+      const inside = (address: string, cidr: string) => {
+        const number = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+        const [base, bits] = cidr.split('/');
+        const size = 2 ** (32 - Number(bits));
+        const offset = number(address) - number(base);
+        return offset > 0 && offset < size - 1;
+      };
+
+      it('ensureAddress repeated gives the same address of the network, and observe sees it', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const req = request(net);
+        const address = await network.driver.ensureAddress(req);
+        expect(inside(address, net.cidr)).toBe(true);
+        expect(await network.driver.ensureAddress(req)).toBe(address);
+        expect(await network.driver.observe(req.id)).toBe(address);
+        await network.driver.releaseAddress(req.id);
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('two resources never share an address, even when they ask at once', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const reqs = Array.from({ length: 6 }, () => request(net));
+        const got = await Promise.all(reqs.map((r) => network.driver.ensureAddress(r)));
+        expect(new Set(got).size).toBe(6);
+        expect(got.every((a) => inside(a, net.cidr))).toBe(true);
+        for (const r of reqs) await network.driver.releaseAddress(r.id);
+      });
+
+      it('release of an address that is gone, or never was, succeeds', async () => {
+        const { network } = subject();
+        const req = request(network.network(29));
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        await network.driver.ensureAddress(req);
+        await network.driver.releaseAddress(req.id);
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('a full network is a terminal error naming it; a release makes room again', async () => {
+        const { network } = subject();
+        const net = network.network(30);
+        const [a, b, c] = [request(net), request(net), request(net)];
+        const first = await network.driver.ensureAddress(a);
+        await network.driver.ensureAddress(b);
+        const err = await rejection(network.driver.ensureAddress(c));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toContain(`network ${net.networkId} `);
+        expect(await network.driver.observe(c.id)).toBeNull();
+        await network.driver.releaseAddress(a.id);
+        expect(await network.driver.ensureAddress(c)).toBe(first);
+        await network.driver.releaseAddress(b.id);
+        await network.driver.releaseAddress(c.id);
       });
     });
 

@@ -1,4 +1,6 @@
 import { canBind } from '@stratus/core';
+import { ALL_QUEUES, redisConnection } from '@stratus/queue';
+import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -45,8 +47,6 @@ export class TestStack {
   readonly env: Record<string, string>;
   readonly http: HttpClient;
   private readonly processes = new Map<Service, ChildProcess>();
-  /** Whether the running worker has said it is up (its "worker started" line, at LOG_LEVEL info or finer). */
-  private workerStarted: () => boolean = () => false;
 
   private constructor(env: Record<string, string>) {
     this.env = env;
@@ -97,7 +97,6 @@ export class TestStack {
         await db.end();
       }
     } else {
-      this.workerStarted = saw(child, 'worker started');
       await waitFor('the worker to start', () => child.exitCode === null && child.pid !== undefined, { timeoutMs: 30_000 });
     }
   }
@@ -106,12 +105,20 @@ export class TestStack {
    * Waits until the worker has booted (its modules loaded, its queues
    * consumed): how long that takes depends on the machine, so a test that
    * kills the worker on a timer counts from here, not from the spawn.
+   * Consumed means what Redis says, not what the worker prints: a BullMQ
+   * worker's blocking connection is named after its queue, so every queue
+   * has one once the processors run (a killed worker's are gone with it).
    */
   async workerReady(timeoutMs = BOOT_TIMEOUT_MS): Promise<void> {
     const child = this.processes.get('worker');
     if (!child) throw new Error('the worker is not running');
-    const started = this.workerStarted;
-    await booted(child, 'the worker to say it started', () => started(), timeoutMs);
+    const queues = ALL_QUEUES.map((name) => new Queue(name, { connection: redisConnection(this.env.REDIS_URL), prefix: this.env.QUEUE_PREFIX }));
+    try {
+      const consumed = async () => (await Promise.all(queues.map((q) => q.getWorkersCount()))).every((n) => n > 0);
+      await booted(child, 'the worker to consume every queue', consumed, timeoutMs);
+    } finally {
+      await Promise.all(queues.map((q) => q.close()));
+    }
   }
 
   /** Stops a service with `signal` and waits for it to be gone. */
@@ -155,11 +162,4 @@ async function booted(child: ChildProcess, what: string, probe: () => Promise<bo
   const exited = () => child.exitCode !== null || child.signalCode !== null;
   const outcome = await waitFor(what, async () => (exited() ? 'exited' : (await probe()) && 'up'), { timeoutMs, intervalMs: 50 });
   if (outcome === 'exited') throw new Error(`${what}: it exited (${child.signalCode ?? `code ${child.exitCode}`}) first`);
-}
-
-/** Whether the child has printed `text` on its standard output by now. */
-function saw(child: ChildProcess, text: string): () => boolean {
-  let seen = false;
-  child.stdout!.on('data', (chunk: Buffer) => (seen ||= chunk.toString().includes(text)));
-  return () => seen;
 }

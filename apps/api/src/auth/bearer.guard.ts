@@ -1,7 +1,7 @@
 import { applyDecorators, ExecutionContext, Injectable, SetMetadata, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
 import { BEARER_STRATEGY } from './bearer.strategy';
 
@@ -12,7 +12,9 @@ const PUBLIC_ROUTE = 'stratus:public-route';
  * PUBLIC_ENDPOINTS_REQUIRE_AUTH is set. A request that brings one anyway is
  * authenticated and then acts only on its own project's resources.
  */
-export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
+export const PublicRoute = () =>
+  // In the document: no credential, or the bearer token (`{}` is the empty requirement).
+  applyDecorators(SetMetadata(PUBLIC_ROUTE, true), ApiSecurity({}));
 
 @Injectable()
 export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {

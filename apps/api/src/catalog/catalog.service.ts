@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CatalogLookups, Flavor, Image, Keypair, Network, SecurityGroup } from '@stratus/core';
 import { ObjectLiteral } from 'typeorm';
 import { decodeCursor, Page, PageQuery, toPage } from '../http/cursor';
+import { FlavorView, ImageView, KeypairView, NetworkView, SecurityGroupView } from './catalog.views';
 
 const DEFAULT_LIMIT = 20;
 
@@ -13,24 +14,24 @@ const DEFAULT_LIMIT = 20;
 export class CatalogService {
   constructor(private readonly catalog: CatalogLookups) {}
 
-  flavors(query: PageQuery): Promise<Page<unknown>> {
-    return this.page(Flavor, 'id', query, (f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ram_mb: f.ramMb, disk_gb: f.diskGb }));
+  flavors(query: PageQuery): Promise<Page<FlavorView>> {
+    return this.page(Flavor, 'id', query, (f): FlavorView => ({ id: f.id, name: f.name, vcpus: f.vcpus, ram_mb: f.ramMb, disk_gb: f.diskGb }));
   }
 
-  securityGroups(query: PageQuery): Promise<Page<unknown>> {
-    return this.page(SecurityGroup, 'id', query, (g) => ({ id: g.id, name: g.name, description: g.description, rules: g.rules }));
+  securityGroups(query: PageQuery): Promise<Page<SecurityGroupView>> {
+    return this.page(SecurityGroup, 'id', query, (g): SecurityGroupView => ({ id: g.id, name: g.name, description: g.description, rules: g.rules }));
   }
 
-  images(query: PageQuery): Promise<Page<unknown>> {
-    return this.page(Image, 'id', query, (i) => ({ id: i.id, name: i.name, description: i.description }));
+  images(query: PageQuery): Promise<Page<ImageView>> {
+    return this.page(Image, 'id', query, (i): ImageView => ({ id: i.id, name: i.name, description: i.description }));
   }
 
-  networks(query: PageQuery): Promise<Page<unknown>> {
-    return this.page(Network, 'id', query, (n) => ({ id: n.id, name: n.name, cidr: n.cidr }));
+  networks(query: PageQuery): Promise<Page<NetworkView>> {
+    return this.page(Network, 'id', query, (n): NetworkView => ({ id: n.id, name: n.name, cidr: n.cidr }));
   }
 
-  keypairs(query: PageQuery): Promise<Page<unknown>> {
-    return this.page(Keypair, 'name', query, (k) => ({ name: k.name, fingerprint: k.fingerprint }));
+  keypairs(query: PageQuery): Promise<Page<KeypairView>> {
+    return this.page(Keypair, 'name', query, (k): KeypairView => ({ name: k.name, fingerprint: k.fingerprint }));
   }
 
   /** One keyset page: `limit + 1` rows tell whether another page follows. */

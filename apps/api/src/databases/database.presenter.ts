@@ -1,34 +1,126 @@
-import { DatabaseEngine, ManagedDatabase } from '@stratus/core';
+import { Type } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { DATABASE_STATUSES, DatabaseStatus, ManagedDatabase } from '@stratus/core';
 
-/** SPEC.md's create response of each collection, password aside. */
-function fields(row: ManagedDatabase): Record<string, unknown> {
+/*
+ * The bodies of /v1/databases, /v1/cache and /v1/analytics. Each class is the
+ * shape its presenter returns (the presenters are typed with them, so the two
+ * cannot part) and what the OpenAPI document shows; fields are in the order
+ * SPEC.md lists them.
+ */
+
+/** Fields every kind shows. */
+class ManagedServerView {
+  @ApiProperty()
+  id: number;
+
+  @ApiProperty()
+  name: string;
+
+  @ApiProperty({ enum: DATABASE_STATUSES, description: 'provisioning, then ready or error; deleting once a delete has started' })
+  status: DatabaseStatus;
+
+  @ApiProperty({ type: String, nullable: true, description: 'null until assigned' })
+  floating_ip: string | null;
+
+  @ApiProperty({ description: 'PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123' })
+  port: number;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+}
+
+/** List and get add these to the create fields (and leave the password out). */
+function Listed<T extends Type<ManagedServerView>>(Base: T) {
+  class ListedView extends Base {
+    @ApiProperty({ format: 'date-time' })
+    updated_at: string;
+
+    @ApiProperty({ type: String, nullable: true, description: 'why the server is in error' })
+    status_reason: string | null;
+  }
+  return ListedView;
+}
+
+class PostgresFields extends ManagedServerView {
+  @ApiProperty()
+  db_name: string;
+
+  @ApiProperty()
+  db_user: string;
+
+  @ApiProperty({ enum: ['16', '15', '14'] })
+  db_version: string;
+}
+
+export class PostgresCreatedView extends PostgresFields {
+  @ApiProperty({ description: 'plaintext, in this answer only' })
+  db_password: string;
+}
+
+export class PostgresView extends Listed(PostgresFields) {}
+
+class CacheFields extends ManagedServerView {
+  @ApiProperty({ enum: ['7', '6'] })
+  version: string;
+}
+
+export class CacheCreatedView extends CacheFields {
+  @ApiProperty({ description: 'plaintext, in this answer only' })
+  password: string;
+}
+
+export class CacheView extends Listed(CacheFields) {}
+
+class AnalyticsFields extends ManagedServerView {
+  @ApiProperty()
+  db_name: string;
+
+  @ApiProperty()
+  db_user: string;
+}
+
+export class AnalyticsCreatedView extends AnalyticsFields {
+  @ApiProperty({ description: 'plaintext, in this answer only' })
+  db_password: string;
+}
+
+export class AnalyticsView extends Listed(AnalyticsFields) {}
+
+export type ManagedCreatedView = PostgresCreatedView | CacheCreatedView | AnalyticsCreatedView;
+export type ManagedView = PostgresView | CacheView | AnalyticsView;
+
+function place(row: ManagedDatabase) {
+  return { status: row.status, floating_ip: row.floatingIp, port: row.port, created_at: row.createdAt.toISOString() };
+}
+
+// db_name, db_user and version are nullable columns because not every engine
+// has them; the create of an engine that has them always sets them.
+const text = (value: string | null): string => value as string;
+
+/** The create response: the only time the password leaves the API; it sits where SPEC.md lists it. */
+export function presentCreated(row: ManagedDatabase, password: string): ManagedCreatedView {
   const common = { id: row.id, name: row.name };
-  const place = { status: row.status, floating_ip: row.floatingIp, port: row.port, created_at: row.createdAt.toISOString() };
   switch (row.engine) {
     case 'postgres':
-      return { ...common, db_name: row.dbName, db_user: row.dbUser, db_version: row.version, ...place };
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_password: password, db_version: text(row.version), ...place(row) };
     case 'redis':
-      return { ...common, version: row.version, ...place };
+      return { ...common, version: text(row.version), password, ...place(row) };
     case 'clickhouse':
-      return { ...common, db_name: row.dbName, db_user: row.dbUser, ...place };
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_password: password, ...place(row) };
   }
 }
 
-/** Where each engine's create response carries the password. */
-const PASSWORD_FIELD: Readonly<Record<DatabaseEngine, string>> = { postgres: 'db_password', redis: 'password', clickhouse: 'db_password' };
-
-/** The create response: the only time the password leaves the API. */
-export function presentCreated(row: ManagedDatabase, password: string): Record<string, unknown> {
-  const body = fields(row);
-  const entries = Object.entries(body);
-  // The password sits where SPEC.md lists it: after the user (or the version, for the cache).
-  const after = row.engine === 'redis' ? 'version' : 'db_user';
-  const at = entries.findIndex(([k]) => k === after) + 1;
-  entries.splice(at, 0, [PASSWORD_FIELD[row.engine], password]);
-  return Object.fromEntries(entries);
-}
-
 /** List and get: the create body without the password, plus updated_at and status_reason (why it is in error). */
-export function presentDatabase(row: ManagedDatabase): Record<string, unknown> {
-  return { ...fields(row), updated_at: row.updatedAt.toISOString(), status_reason: row.statusReason };
+export function presentDatabase(row: ManagedDatabase): ManagedView {
+  const common = { id: row.id, name: row.name };
+  const listed = { updated_at: row.updatedAt.toISOString(), status_reason: row.statusReason };
+  switch (row.engine) {
+    case 'postgres':
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_version: text(row.version), ...place(row), ...listed };
+    case 'redis':
+      return { ...common, version: text(row.version), ...place(row), ...listed };
+    case 'clickhouse':
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), ...place(row), ...listed };
+  }
 }

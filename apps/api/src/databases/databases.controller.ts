@@ -5,19 +5,20 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateAnalyticsDto } from './create-analytics.dto';
 import { CreateCacheDto } from './create-cache.dto';
 import { CreateDatabaseDto } from './create-database.dto';
+import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
 
-const CREATED = 'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s)';
+const CREATED =
+  'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
+  'floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network';
 
 @ApiTags('databases')
 @Controller('v1/databases')
-export class DatabasesController extends ManagedDatabasesController {
-  protected readonly engine = 'postgres';
-
+export class DatabasesController extends ManagedDatabasesController('postgres', PostgresView) {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a PostgreSQL database server' })
-  @ApiAcceptedResponse({ description: CREATED })
+  @ApiAcceptedResponse({ description: CREATED, type: PostgresCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a database of that name' })
   create(@Body() dto: CreateDatabaseDto, @CurrentPrincipal() principal: Principal) {
@@ -27,13 +28,11 @@ export class DatabasesController extends ManagedDatabasesController {
 
 @ApiTags('cache')
 @Controller('v1/cache')
-export class CacheController extends ManagedDatabasesController {
-  protected readonly engine = 'redis';
-
+export class CacheController extends ManagedDatabasesController('redis', CacheView) {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a Redis cache server' })
-  @ApiAcceptedResponse({ description: CREATED })
+  @ApiAcceptedResponse({ description: CREATED, type: CacheCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a cache instance of that name' })
   create(@Body() dto: CreateCacheDto, @CurrentPrincipal() principal: Principal) {
@@ -43,13 +42,11 @@ export class CacheController extends ManagedDatabasesController {
 
 @ApiTags('analytics')
 @Controller('v1/analytics')
-export class AnalyticsController extends ManagedDatabasesController {
-  protected readonly engine = 'clickhouse';
-
+export class AnalyticsController extends ManagedDatabasesController('clickhouse', AnalyticsView) {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a ClickHouse analytics server (HTTP)' })
-  @ApiAcceptedResponse({ description: CREATED })
+  @ApiAcceptedResponse({ description: CREATED, type: AnalyticsCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has an analytics instance of that name' })
   create(@Body() dto: CreateAnalyticsDto, @CurrentPrincipal() principal: Principal) {

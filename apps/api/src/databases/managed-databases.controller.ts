@@ -1,46 +1,53 @@
-import { Delete, Get, HttpCode, Param, UseInterceptors } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOperation } from '@nestjs/swagger';
+import { Delete, Get, HttpCode, Param, Type, UseInterceptors } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { DatabaseEngine, DatabaseRequest, ManagedDatabaseLifecycle, Principal } from '@stratus/core';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { presentCreated, presentDatabase } from './database.presenter';
+import { ManagedView, presentCreated, presentDatabase } from './database.presenter';
 import { ProvisioningRetryAfterInterceptor } from './retry-after.interceptor';
 
 /**
  * List, get and delete, the same for /v1/databases, /v1/cache and
- * /v1/analytics. Each collection's controller extends this with its path,
- * its engine and its create route (whose DTO differs).
+ * /v1/analytics. Each collection's controller extends the class made here
+ * for its engine (and the body its list and get show) with its path and its
+ * create route (whose DTO differs).
  */
-@ApiKeyAuth()
-@UseInterceptors(ProvisioningRetryAfterInterceptor)
-export abstract class ManagedDatabasesController {
-  protected abstract readonly engine: DatabaseEngine;
+export function ManagedDatabasesController(engine: DatabaseEngine, view: Type<ManagedView>) {
+  @ApiKeyAuth()
+  @UseInterceptors(ProvisioningRetryAfterInterceptor)
+  abstract class ManagedDatabasesControllerBase {
+    constructor(protected readonly databases: ManagedDatabaseLifecycle) {}
 
-  constructor(protected readonly databases: ManagedDatabaseLifecycle) {}
+    protected async created(request: DatabaseRequest, principal: Principal) {
+      const { row, password } = await this.databases.create(engine, request, principal);
+      return presentCreated(row, password);
+    }
 
-  protected async created(request: DatabaseRequest, principal: Principal) {
-    const { row, password } = await this.databases.create(this.engine, request, principal);
-    return presentCreated(row, password);
+    @Get()
+    @ApiOperation({ summary: "The project's servers of this kind, newest first (no passwords)" })
+    @ApiOkResponse({ type: [view] })
+    async list(@CurrentPrincipal() principal: Principal): Promise<ManagedView[]> {
+      return (await this.databases.list(engine, principal)).map(presentDatabase);
+    }
+
+    @Get(':id')
+    @ApiOperation({ summary: 'One server of this kind (no password)' })
+    @ApiOkResponse({ type: view })
+    @ApiForbiddenResponse({ description: "another project's server" })
+    @ApiNotFoundResponse({ description: 'no such server in this collection' })
+    async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ManagedView> {
+      return presentDatabase(await this.databases.get(engine, id, principal));
+    }
+
+    @Delete(':id')
+    @HttpCode(204)
+    @ApiOperation({ summary: 'Delete a server of this kind' })
+    @ApiNoContentResponse({ description: 'deletion started: the server stops, its data and address go, then it leaves the list' })
+    @ApiForbiddenResponse({ description: "another project's server" })
+    @ApiNotFoundResponse({ description: 'no such server in this collection' })
+    delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
+      return this.databases.delete(engine, id, principal);
+    }
   }
-
-  @Get()
-  @ApiOperation({ summary: "The project's servers of this kind, newest first (no passwords)" })
-  async list(@CurrentPrincipal() principal: Principal) {
-    return (await this.databases.list(this.engine, principal)).map(presentDatabase);
-  }
-
-  @Get(':id')
-  @ApiForbiddenResponse({ description: "another project's server" })
-  @ApiNotFoundResponse({ description: 'no such server in this collection' })
-  async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
-    return presentDatabase(await this.databases.get(this.engine, id, principal));
-  }
-
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiNoContentResponse({ description: 'deletion started: the server stops, its data and address go, then it leaves the list' })
-  @ApiForbiddenResponse({ description: "another project's server" })
-  delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.databases.delete(this.engine, id, principal);
-  }
+  return ManagedDatabasesControllerBase;
 }

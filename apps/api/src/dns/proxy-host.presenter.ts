@@ -1,7 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { ProxyHost } from '@stratus/core';
 
 /** The proxy host object (SPEC: "not shown"): the request's fields, the name, and where to reach it. */
-export function presentProxyHost(p: ProxyHost, httpPort: number) {
+export class ProxyHostView {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ description: 'the public name' })
+  domain: string;
+
+  @ApiProperty()
+  instanceId: string;
+
+  @ApiProperty()
+  forwardPort: number;
+
+  @ApiProperty({ description: 'where the edge serves it' })
+  url: string;
+
+  @ApiProperty()
+  project_id: string;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updated_at: string;
+}
+
+/** The update-dns result: the instance's metadata after the merge. */
+export class MetadataMergedView {
+  @ApiProperty()
+  instance_id: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  metadata: Record<string, string>;
+}
+
+export function presentProxyHost(p: ProxyHost, httpPort: number): ProxyHostView {
   return {
     id: p.id,
     domain: p.hostname,

@@ -4,8 +4,8 @@ import { AppConfig, GatewayRouteLifecycle, Principal } from '@stratus/core';
 import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
-import { presentRoute } from './gateway-route.presenter';
-import { presentGatewayHealth } from './gateway-health.presenter';
+import { AvailablePortView, GatewayRouteView, presentRoute, RouteDeletedView, UsedPortsView } from './gateway-route.presenter';
+import { GatewayHealthView, presentGatewayHealth } from './gateway-health.presenter';
 
 @ApiTags('gateway')
 @BearerAuth()
@@ -18,20 +18,24 @@ export class GatewayController {
 
   @Get('available-port')
   @ApiOperation({ summary: 'A port of the gateway range that no route uses and that can be bound now' })
-  async availablePort() {
+  @ApiOkResponse({ type: AvailablePortView })
+  @ApiConflictResponse({ description: 'no free port left in the range' })
+  async availablePort(): Promise<AvailablePortView> {
     return { port: await this.routes.availablePort(), host: this.config.GATEWAY_HOST };
   }
 
   @Get('used-ports')
   @ApiOperation({ summary: "Ports of the gateway held by your project's routes (available-port avoids every project's)" })
-  async usedPorts(@CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: UsedPortsView })
+  async usedPorts(@CurrentPrincipal() principal: Principal): Promise<UsedPortsView> {
     const ports = await this.routes.usedPorts(principal);
     return { ports, count: ports.length };
   }
 
   @Get('health')
   @ApiOperation({ summary: 'The edge: reachable or not, listeners expected versus bound' })
-  async health(@CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: GatewayHealthView })
+  async health(@CurrentPrincipal() principal: Principal): Promise<GatewayHealthView> {
     const [node, routes] = await Promise.all([this.routes.liveEdge(), this.routes.routes(principal)]);
     return presentGatewayHealth(node, routes, this.config);
   }
@@ -39,21 +43,23 @@ export class GatewayController {
   @Post('create')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
-  @ApiOkResponse({ description: 'the route, status active' })
+  @ApiOkResponse({ description: 'the route, status active', type: GatewayRouteView })
   @ApiBadRequestResponse({
     description: "protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate",
   })
   @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
   @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
-  async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal) {
+  async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal): Promise<GatewayRouteView> {
     return presentRoute(await this.routes.create(dto, principal), this.config.GATEWAY_HOST);
   }
 
   @Delete('routes/:port')
   @PublicRoute()
   @ApiOperation({ summary: 'Delete the route on a port; its listener closes (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH; with a token, only your own)' })
+  @ApiOkResponse({ type: RouteDeletedView })
+  @ApiBadRequestResponse({ description: 'not a port number' })
   @ApiNotFoundResponse({ description: 'no route of yours on that port' })
-  async delete(@Param('port') port: string, @CurrentPrincipal() principal: Principal | undefined) {
+  async delete(@Param('port') port: string, @CurrentPrincipal() principal: Principal | undefined): Promise<RouteDeletedView> {
     const deleted = await this.routes.delete(port, principal);
     return { message: `Route on port ${deleted} deleted successfully`, port: deleted };
   }

@@ -1,6 +1,6 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bullmq';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { QUEUES, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,6 +8,16 @@ import { DataSource } from 'typeorm';
 
 /** Each probe gets this long; both run at once, so /ready answers within 2 s even on a busy machine. */
 const PROBE_MS = 1_000;
+
+class LiveView {
+  @ApiProperty({ enum: ['ok'] })
+  status: 'ok';
+}
+
+class ReadyView {
+  @ApiProperty({ enum: ['ready'] })
+  status: 'ready';
+}
 
 @ApiTags('health')
 @Controller()
@@ -19,13 +29,16 @@ export class HealthController {
 
   @Get('health')
   @ApiOperation({ summary: 'Liveness: the process answers' })
-  health() {
+  @ApiOkResponse({ type: LiveView })
+  health(): LiveView {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: PostgreSQL and Redis answer; a 503 names the ones that do not' })
-  async ready() {
+  @ApiOkResponse({ type: ReadyView })
+  @ApiServiceUnavailableResponse({ description: 'PostgreSQL or Redis does not answer (the message names which)' })
+  async ready(): Promise<ReadyView> {
     const [postgres, redis] = await Promise.all([this.postgresAnswers(), this.redisAnswers()]);
     const down = [postgres ? null : 'PostgreSQL', redis ? null : 'Redis'].filter((d): d is string => d !== null);
     if (down.length > 0) throw new ServiceUnavailableException(`not ready: ${down.join(' and ')} unreachable`);

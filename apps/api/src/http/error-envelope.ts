@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+
 /** The one error body of both surfaces: `{error: {code, message}}`. */
 export interface ErrorEnvelope {
   error: { code: string; message: string };
@@ -24,6 +26,23 @@ const CODES: Record<number, string> = {
   503: 'service_unavailable',
   504: 'gateway_timeout',
 };
+
+/** Every `error.code` the api sends: each status's, and the two fallbacks of codeFor. */
+const ERROR_CODES = [...new Set([...Object.values(CODES), 'bad_request', 'internal_error'])];
+
+class ErrorDetail {
+  @ApiProperty({ enum: ERROR_CODES, description: 'follows the status (400 bad_request, 401 unauthorized, ...)' })
+  code: string;
+
+  @ApiProperty({ description: 'what was wrong; for a bad field it names the field' })
+  message: string;
+}
+
+/** The envelope as the OpenAPI document shows it, on every 4xx and 5xx answer. */
+export class ErrorEnvelopeView implements ErrorEnvelope {
+  @ApiProperty({ type: ErrorDetail })
+  error: ErrorDetail;
+}
 
 export function codeFor(status: number): string {
   return CODES[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');

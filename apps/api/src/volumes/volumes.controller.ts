@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Principal, VolumeLifecycle } from '@stratus/core';
 import { BearerAuth } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
-import { presentAttachment, presentVolume } from './volume.presenter';
+import { MessageView } from '../http/message.view';
+import { presentAttachment, presentVolume, VolumeAttachmentResultView, VolumeView } from './volume.presenter';
 
 @ApiTags('volumes')
 @BearerAuth()
@@ -15,21 +16,24 @@ export class VolumesController {
 
   @Post('create')
   @ApiOperation({ summary: 'Create a volume (size in GiB); it is `creating` until the provider has made it, then `available`' })
-  @ApiCreatedResponse({ description: 'the volume object' })
-  async create(@Body() dto: CreateVolumeDto, @CurrentPrincipal() principal: Principal) {
+  @ApiCreatedResponse({ description: 'the volume object', type: VolumeView })
+  async create(@Body() dto: CreateVolumeDto, @CurrentPrincipal() principal: Principal): Promise<VolumeView> {
     return presentVolume(await this.volumes.create(dto, principal));
   }
 
   @Get('list')
   @ApiOperation({ summary: "The project's volumes, newest first" })
-  async list(@CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: [VolumeView] })
+  async list(@CurrentPrincipal() principal: Principal): Promise<VolumeView[]> {
     return (await this.volumes.list(principal)).map(presentVolume);
   }
 
   @Delete('delete/:id')
+  @ApiOperation({ summary: 'Delete a volume that is not attached' })
+  @ApiOkResponse({ type: MessageView, description: 'message: Volume deleted successfully' })
   @ApiNotFoundResponse({ description: 'no such volume' })
   @ApiConflictResponse({ description: 'the volume is attached or changing' })
-  async delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal) {
+  async delete(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<MessageView> {
     await this.volumes.delete(id, principal);
     return { message: 'Volume deleted successfully' };
   }
@@ -37,16 +41,21 @@ export class VolumesController {
   @Post('attach')
   @HttpCode(200)
   @ApiOperation({ summary: 'Attach to an instance; the result carries the attachment id that detach takes' })
+  @ApiOkResponse({ type: VolumeAttachmentResultView })
+  @ApiNotFoundResponse({ description: 'no such volume or instance' })
   @ApiConflictResponse({ description: 'already attached, or not available' })
-  async attach(@Body() dto: AttachVolumeDto, @CurrentPrincipal() principal: Principal) {
+  async attach(@Body() dto: AttachVolumeDto, @CurrentPrincipal() principal: Principal): Promise<VolumeAttachmentResultView> {
     return presentAttachment(await this.volumes.attach(dto.volume_id, dto.instance_id, principal));
   }
 
   @Post('detach')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Detach from its instance; the volume is available again' })
+  @ApiOkResponse({ type: VolumeAttachmentResultView })
+  @ApiNotFoundResponse({ description: 'no such volume' })
   @ApiBadRequestResponse({ description: "the attachment id is not the volume's" })
   @ApiConflictResponse({ description: 'the volume is not attached' })
-  async detach(@Body() dto: DetachVolumeDto, @CurrentPrincipal() principal: Principal) {
+  async detach(@Body() dto: DetachVolumeDto, @CurrentPrincipal() principal: Principal): Promise<VolumeAttachmentResultView> {
     const volume = await this.volumes.detach(dto.volume_id, dto.attachment_id, principal);
     return { ...presentAttachment(volume), attachment_id: dto.attachment_id };
   }

@@ -68,13 +68,18 @@ export class DatabasesReconciler {
     if (!now || now.status === 'deleting' || now.status === 'error') await this.driver.delete(databaseServerKey(row));
   }
 
-  /** A ready server that is not running is started again on its data; one that cannot start is an error. */
+  /**
+   * A ready server that is not running is started again on its data, and
+   * looked at again by the next sweeps until it has taken its spec; one that
+   * cannot start is an error.
+   */
   private async keepRunning(row: ManagedDatabase): Promise<void> {
     const observed = await this.driver.observe(databaseServerKey(row));
-    if (observed?.running) return;
-    this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
+    // A ready row always holds its address; one without has nothing to start on.
+    if (observed?.ready || row.address === null) return;
+    if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
-      await this.driver.ensureRunning(serverSpecOf(row));
+      await this.driver.ensureRunning(serverSpecOf(row, row.address));
     } catch (err) {
       if (!(err instanceof DriverError && err.terminal)) throw err;
       await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {

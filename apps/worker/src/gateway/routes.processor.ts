@@ -3,27 +3,23 @@ import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModule
 import { AppConfig } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { QUEUES, resourceJobId } from '@stratus/queue';
-import { DelayedError, Job, Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { ROUTE_LISTENER_PREFIX } from './route-listener';
 import { RouteListeners } from './route-listeners';
 
 /**
  * A route not served yet is looked at again when the provider says its
- * listener changed (`watch`), else after this share of the time its job
- * has existed, within these bounds: soon while the api's create waits for
- * the verdict, rarely once an edge that is down keeps it pending.
+ * listener changed (`watch`), else after a quarter of its job's age,
+ * between 20 ms and 1 s: soon while the api's create waits for the
+ * verdict, rarely once an edge that is down keeps it pending.
  */
-const RECHECK_SHARE = 0.25;
-const RECHECK_MIN_MS = 20;
-const RECHECK_MAX_MS = 1_000;
+const RECHECK: RecheckDelays = { share: 0.25, minMs: 20, maxMs: 1_000 };
 /** Past this many bind timeouts the create has answered long ago: the reconciler takes over. */
 const GIVE_UP_AFTER_TIMEOUTS = 4;
-
-/** The listener is not serving yet: the job is delayed, not held. */
-class NotServingYet extends Error {}
 
 /**
  * Makes gateway routes real on the load-balancer driver: a listener on the
@@ -89,17 +85,8 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
       .catch(() => undefined);
   }
 
-  async process(job: Job, token?: string): Promise<unknown> {
-    try {
-      return await runHandler(this.handlers, job);
-    } catch (err) {
-      if (!(err instanceof NotServingYet) || !token) throw err;
-      // Delayed without spending an attempt.
-      const waited = Date.now() - job.timestamp;
-      const next = Math.min(RECHECK_MAX_MS, Math.max(RECHECK_MIN_MS, waited * RECHECK_SHARE));
-      await job.moveToDelayed(Date.now() + next, token);
-      throw new DelayedError();
-    }
+  process(job: Job, token?: string): Promise<unknown> {
+    return delayWhileNotReady(job, token, RECHECK, () => runHandler(this.handlers, job));
   }
 
   private async apply(routeId: string, job: Job): Promise<void> {
@@ -108,7 +95,7 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
       for (;;) {
         const started = Date.now();
         if (!(await this.applyOnce(routeId, job))) return;
-        if ((this.noticed.get(routeId) ?? 0) < started) throw new NotServingYet(routeId);
+        if ((this.noticed.get(routeId) ?? 0) < started) throw new NotReadyYet(routeId);
       }
     } finally {
       this.noticed.delete(routeId);

@@ -5,6 +5,7 @@ import { InstanceStatus } from '../status/transitions';
 @Entity('instances')
 @Index('instances_project_created', ['projectId', 'createdAt'])
 @Index('instances_status', ['status'])
+@Index('instances_address', ['address'])
 export class Instance {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -46,9 +47,13 @@ export class Instance {
   @Column({ name: 'user_data', type: 'text', nullable: true })
   userData: string | null;
 
-  /** Private address on the provider's network. */
-  @Column({ type: 'inet' })
-  address: string;
+  /**
+   * Private address on the provider's network: null until the worker's
+   * create job has it from the network driver, and again once a delete
+   * gave it back. Shown as metadata.privateIp while held.
+   */
+  @Column({ type: 'inet', nullable: true })
+  address: string | null;
 
   @Column({ type: 'text' })
   status: InstanceStatus;

@@ -92,7 +92,7 @@ const asRoot = process.getuid?.() === 0;
     leader(NOBODY, DATABASE_MARKER, markerValue(accounts.installation, 'postgres-1'));
     leader(database, DATABASE_MARKER, markerValue('00000000', 'postgres-1'));
     await new Promise((r) => setTimeout(r, 200));
-    expect(await driver.observe('postgres-1')).toEqual({ running: false, pid: null });
+    expect(await driver.observe('postgres-1')).toEqual({ running: false, ready: false, pid: null });
 
     const real = leader(database, DATABASE_MARKER, markerValue(accounts.installation, 'postgres-1'));
     await waitFor('the server adopted', async () => ((await driver.observe('postgres-1'))?.pid === real.pid ? true : undefined), {

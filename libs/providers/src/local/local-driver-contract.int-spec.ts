@@ -1,15 +1,21 @@
-import { sha256Hex } from '@stratus/core';
+import { AddressLease, sha256Hex } from '@stratus/core';
 import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { InstanceSpec } from '../compute.driver';
+import { DatabaseServerSpec } from '../databases.driver';
 import { CgroupLimiter } from './cgroups';
 import { HostAccounts } from './host-accounts';
 import { installationId } from './installation';
 import { LocalComputeDriver } from './local-compute.driver';
 import { LocalImages } from './local-images';
+import { LocalNetworkDriver } from './local-network.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
 import { isAlive, readStat, scanInstanceLeaders, scanMarkedLeaders } from './process-table';
 import { ClickHouseEngine } from './databases/clickhouse.engine';
@@ -23,6 +29,10 @@ const NET = `127.123.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
 
 const asRoot = process.getuid?.() === 0;
 
+// The address leases in a throwaway schema on the local PostgreSQL.
+const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `contract_spec_${process.pid}`;
+
 /**
  * The driver contract against the local provider: real instance processes
  * as users of their own, real volume files. Halfway states are the ones a
@@ -35,7 +45,10 @@ const asRoot = process.getuid?.() === 0;
   let compute: LocalComputeDriver;
   let volumes: LocalVolumeDriver;
   let databases: LocalDatabaseDriver;
+  let leases: DataSource;
+  let network: LocalNetworkDriver;
   let n = 0;
+  let networks = 0;
 
   const spec = (overrides: Partial<InstanceSpec> = {}): InstanceSpec => ({
     id: randomUUID(),
@@ -47,9 +60,32 @@ const asRoot = process.getuid?.() === 0;
     ...overrides,
   });
 
+  // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
+  const databaseSpec = (): DatabaseServerSpec => ({
+    key: `redis-${++n}`,
+    engine: 'redis',
+    version: '7',
+    address: `${NET}.${n}`,
+    port: 6379,
+    dbName: null,
+    dbUser: null,
+    passwordVerifier: sha256Hex(randomUUID()),
+    superuser: false,
+    extensions: [],
+    ha: false,
+  });
+
   const leaders = (id: string) => scanInstanceLeaders(accounts.installation).get(id) ?? [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    leases = await new DataSource({ type: 'postgres', url, schema, entities: [AddressLease], extra: { options: `-c search_path=${schema}` } }).initialize();
+    // The table as the entity (and so the migrations) define it.
+    await leases.synchronize();
+    network = new LocalNetworkDriver(() => leases);
     root = mkdtempSync(join(tmpdir(), 'stratus-contract-'));
     // Instance users pass through it to their homes.
     chmodSync(root, 0o755);
@@ -72,7 +108,13 @@ const asRoot = process.getuid?.() === 0;
     });
   });
 
+  /** Listeners that hold a server's address and port, so that it exits while starting. */
+  const squatters: Server[] = [];
+
   afterAll(async () => {
+    for (const squatter of squatters) squatter.close();
+    await leases?.query(`DROP SCHEMA ${schema} CASCADE`);
+    await leases?.destroy();
     await killInstancesUnder(join(root, 'instances'));
     killDatabaseServersUnder(root);
     await accounts.removeAll();
@@ -136,28 +178,28 @@ const asRoot = process.getuid?.() === 0;
       closeSync(fd);
     },
     bootWaitMs: 60_000,
-    // Redis: the quickest engine to start, and one the host has wherever the e2e suites run.
     databases: {
       driver: databases,
-      spec: () => ({
-        key: `redis-${++n}`,
-        engine: 'redis',
-        version: '7',
-        address: `${NET}.${n}`,
-        port: 6379,
-        dbName: null,
-        dbUser: null,
-        passwordVerifier: sha256Hex(randomUUID()),
-        superuser: false,
-        extensions: [],
-        ha: false,
-      }),
+      spec: () => databaseSpec(),
       runningCopies: async (key) => scanMarkedLeaders(DATABASE_MARKER, accounts.installation).get(key)?.length ?? 0,
       // A worker killed while laying the server out: its folder half-made, no marker.
       ensureHalfway: async (spec) => {
         mkdirSync(join(root, 'databases', spec.key, 'data'), { recursive: true });
         writeFileSync(join(root, 'databases', spec.key, 'data', 'half-made'), '');
       },
+      // Its address and port already held: the server cannot bind them and exits.
+      failingStartSpec: async () => {
+        const spec = databaseSpec();
+        const squatter = createServer().listen(spec.port, spec.address);
+        await once(squatter, 'listening');
+        squatters.push(squatter);
+        return spec;
+      },
+    },
+    network: {
+      driver: network,
+      // A range of its own per call, inside this slot's block.
+      network: (prefixLength) => ({ networkId: `net-${++networks}`, cidr: `127.124.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}.${8 * networks}/${prefixLength}` }),
     },
   }));
 });

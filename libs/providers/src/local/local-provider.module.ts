@@ -6,6 +6,7 @@ import { CATALOG_DRIVER } from '../catalog.driver';
 import { COMPUTE_DRIVER } from '../compute.driver';
 import { DATABASE_DRIVER } from '../databases.driver';
 import { LOAD_BALANCER_DRIVER } from '../load-balancer.driver';
+import { NETWORK_DRIVER } from '../network.driver';
 import { VOLUME_DRIVER } from '../volume.driver';
 import { installationCgroups } from './cgroups';
 import { createLocalDatabaseDriver } from './databases/local-databases';
@@ -17,6 +18,7 @@ import { LocalComputeDriver } from './local-compute.driver';
 import { LOCAL_HOOKS, LocalHooks } from './local-hooks';
 import { LocalImages } from './local-images';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
+import { LocalNetworkDriver } from './local-network.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
 import { PacketFilter } from './packet-filter';
 
@@ -79,6 +81,16 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
         ),
     },
     {
+      // The leases are rows beside the resources; as for load balancers, the database is needed on use only.
+      provide: NETWORK_DRIVER,
+      inject: [{ token: DataSource, optional: true }],
+      useFactory: (db?: DataSource) =>
+        new LocalNetworkDriver(() => {
+          if (!db) throw new Error('the network driver needs the database module');
+          return db;
+        }),
+    },
+    {
       provide: LOCAL_HOOKS,
       inject: [AppConfig, COMPUTE_DRIVER, DATABASE_DRIVER, HOST_ACCOUNTS],
       useFactory: (config: AppConfig, compute: LocalComputeDriver, databases: LocalDatabaseDriver, accounts: HostAccounts): LocalHooks => ({
@@ -91,6 +103,6 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       }),
     },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, LOCAL_HOOKS],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER, LOCAL_HOOKS],
 })
 export class LocalProviderModule {}

@@ -5,7 +5,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Operations of the fake provider a failure can be injected into. */
 export type FakeOperation =
-  'compute.create' | 'compute.delete' | 'volume.create' | 'volume.attach' | 'volume.detach' | 'volume.delete' | 'database.ensureRunning' | 'database.delete';
+  | 'compute.create'
+  | 'compute.delete'
+  | 'volume.create'
+  | 'volume.attach'
+  | 'volume.detach'
+  | 'volume.delete'
+  | 'database.ensureRunning'
+  | 'database.delete'
+  | 'network.ensureAddress'
+  | 'network.releaseAddress';
 
 /**
  * Where an injected failure strikes: `before` anything is done, or
@@ -34,7 +43,7 @@ export interface FakeControlOptions {
   bootLog?: string;
   /**
    * A file that holds what the fake "runs" (instances, volumes, servers, load
-   * balancers), read when its drivers are made: a real provider's resources
+   * balancers, addresses), read when its drivers are made: a real provider's resources
    * outlive the control plane's processes, so a worker started again finds
    * them. One worker per file (per installation) at a time.
    */
@@ -54,6 +63,7 @@ export class FakeControl {
   readonly boots: FakeBoot[] = [];
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
   private readonly bootFailures: string[] = [];
+  private readonly startFailures: string[] = [];
   /** What the drivers saved, by driver, as the state file holds it; read at the first restore. */
   private state: Record<string, unknown> | null = null;
 
@@ -72,6 +82,11 @@ export class FakeControl {
   /** The next boot that starts fails (its process "exits") with this output. */
   failNextBoot(output: string): void {
     this.bootFailures.push(output);
+  }
+
+  /** The next database server started exits while starting, with `output` as its last words. */
+  failNextDatabaseStart(output: string): void {
+    this.startFailures.push(output);
   }
 
   /** The most boots that were in progress at one moment. */
@@ -128,6 +143,11 @@ export class FakeControl {
     if (i < 0) return;
     const [failure] = this.failures.splice(i, 1);
     throw failure.error;
+  }
+
+  /** @internal The output of a database server start that is to fail, if the next one is. */
+  takeDatabaseStartFailure(): string | null {
+    return this.startFailures.shift() ?? null;
   }
 
   /** @internal The output of a boot that is to fail, if the next one is. */

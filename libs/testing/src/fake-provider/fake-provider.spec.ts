@@ -1,10 +1,14 @@
-import { DriverError, InstanceSpec } from '@stratus/providers';
+import { DatabaseServerSpec, DriverError, InstanceSpec } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { driverContract, loadBalancerContract } from '../driver-contract';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
 import { FakeDatabaseDriver } from './fake-database.driver';
 import { FakeLoadBalancerDriver } from './fake-load-balancer.driver';
+import { FakeNetworkDriver } from './fake-network.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 const spec = (): InstanceSpec => ({
@@ -28,7 +32,23 @@ describe('the fake provider', () => {
   const volumes = new FakeVolumeDriver(control, compute);
   const databases = new FakeDatabaseDriver(control);
   const balancers = new FakeLoadBalancerDriver(control);
+  const network = new FakeNetworkDriver(control);
   let n = 0;
+  let networks = 0;
+
+  const databaseSpec = (): DatabaseServerSpec => ({
+    key: `redis-${++n}`,
+    engine: 'redis',
+    version: '7',
+    address: '127.0.0.1',
+    port: 6379,
+    dbName: null,
+    dbUser: null,
+    passwordVerifier: 'not a secret: the fake runs nothing',
+    superuser: false,
+    extensions: [],
+    ha: false,
+  });
 
   loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}`, tls: { address: '127.0.0.1', port: 20001, certificateId: 1 } }));
 
@@ -56,24 +76,21 @@ describe('the fake provider', () => {
     bootWaitMs: 10_000,
     databases: {
       driver: databases,
-      spec: () => ({
-        key: `redis-${++n}`,
-        engine: 'redis',
-        version: '7',
-        address: '127.0.0.1',
-        port: 6379,
-        dbName: null,
-        dbUser: null,
-        passwordVerifier: 'not a secret: the fake runs nothing',
-        superuser: false,
-        extensions: [],
-        ha: false,
-      }),
+      spec: () => databaseSpec(),
       runningCopies: async (key) => ((await databases.observe(key))?.running ? 1 : 0),
       ensureHalfway: async (spec) => {
         control.failNext('database.ensureRunning', 'halfway');
         await failed(databases.ensureRunning(spec));
       },
+      failingStartSpec: async () => {
+        control.failNextDatabaseStart('injected start failure');
+        return databaseSpec();
+      },
+    },
+    network: {
+      driver: network,
+      // A range of its own per call.
+      network: (prefixLength) => ({ networkId: `net-${++networks}`, cidr: `10.9.${networks}.0/${prefixLength}` }),
     },
   }));
 
@@ -95,6 +112,24 @@ describe('the fake provider', () => {
     expect(err.terminal).toBe(true);
     expect(err.message).toMatch(/not ready within 50 ms/);
     expect(await driver.observe(s.id)).toBeNull();
+  });
+
+  it('an address assigned by an ensure cut short is the one a repeat returns, also for the next worker', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-network-'));
+    try {
+      const stateFile = join(dir, 'state.json');
+      const first = new FakeControl({ stateFile });
+      const req = { id: randomUUID(), networkId: 'private', cidr: '10.8.0.0/29', kind: 'instance' };
+      first.failNext('network.ensureAddress', 'halfway');
+      await failed(new FakeNetworkDriver(first).ensureAddress(req));
+      // A worker started again on the same installation.
+      const next = new FakeNetworkDriver(new FakeControl({ stateFile }));
+      expect(await next.observe(req.id)).toBe('10.8.0.1');
+      expect(await next.ensureAddress(req)).toBe('10.8.0.1');
+      expect(await next.ensureAddress({ ...req, id: randomUUID() })).toBe('10.8.0.2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('records how many boots overlapped', () => {

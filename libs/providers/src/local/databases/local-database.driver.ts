@@ -34,6 +34,14 @@ const POLL_MS = 10;
 const READY_POLL_MIN_MS = 2;
 const STOP_GRACE_MS = 10_000;
 const LAID_OUT = 'laid-out';
+/** Written when a server is spawned, removed once it took its spec (StartRecord). */
+const STARTING = 'starting';
+
+interface StartRecord {
+  startedAt: number;
+  /** Its data was laid out for this start: a failed start removes the server. */
+  fresh: boolean;
+}
 /**
  * Spares live in `<dir>/spare-<engine>-<owner pid>-<owner start time>-<n>/`
  * until a create renames the folder to the server's key; the owner tells a
@@ -142,10 +150,10 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
     if (!existsSync(this.paths(key).dir)) return null;
     const pid = this.runningPid(key);
-    return { running: pid !== null, pid };
+    return { running: pid !== null, ready: pid !== null && this.startRecord(this.paths(key)) === null, pid };
   }
 
-  /** One start at a time per server in this process; a second caller shares the first's outcome. */
+  /** One call at a time per server in this process; a second caller shares the first's outcome. */
   ensureRunning(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
     const pending = this.inflight.get(spec.key);
     if (pending) return pending;
@@ -176,9 +184,9 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     const engine = this.opts.engines[spec.engine];
     const paths = this.paths(spec.key);
     const fresh = !existsSync(join(paths.dir, LAID_OUT));
+    const starting = this.startRecord(paths);
     const runAs = await this.runAs();
     try {
-      let pid: number | null;
       if (fresh) {
         const missing = await engine.missing(spec);
         if (missing) throw new DriverError('invalid', missing);
@@ -186,25 +194,54 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         if (existsSync(paths.dir)) await this.stop(spec.key);
         const claimed = await this.claimSpare(engine, spec, paths, runAs);
         // The claim was answered once the server listened on the address with the spec applied.
-        if (claimed !== null) return { running: true, pid: claimed };
+        if (claimed !== null) return { running: true, ready: true, pid: claimed };
         await this.layOut(engine, spec, paths, runAs);
         // A fresh layout has never been started (the marker is written before any spawn): no need to look.
-        pid = null;
-      } else {
-        pid = this.runningPid(spec.key);
-        if (pid === null) await this.upgrade(engine, paths, runAs);
+        return this.spawnStarting(spec, engine, paths, runAs, true);
       }
-      if (pid === null) pid = this.spawn(spec.key, engine.command(spec, paths), paths, runAs);
-      await this.waitUntilUp(pid, paths, spec.engine, () => engine.probe(spec, paths));
+      const pid = this.runningPid(spec.key);
+      if (pid === null) {
+        if (starting) throw new DriverError('invalid', `${spec.engine} server exited while starting; last output: ${this.tail(paths)}`);
+        await this.upgrade(engine, paths, runAs);
+        return this.spawnStarting(spec, engine, paths, runAs, false);
+      }
+      if (!(await engine.probe(spec, paths).catch(() => false))) {
+        if (starting && Date.now() - starting.startedAt > this.opts.startTimeoutMs) {
+          throw new DriverError('invalid', `${spec.engine} server did not accept connections within ${this.opts.startTimeoutMs} ms; last output: ${this.tail(paths)}`);
+        }
+        return { running: true, ready: false, pid };
+      }
       await engine.configure(spec, paths);
-      return { running: true, pid };
+      rmSync(join(paths.dir, STARTING), { force: true });
+      return { running: true, ready: true, pid };
     } catch (err) {
       if (err instanceof DriverError && err.terminal) {
         // A server that never came up leaves nothing behind; one that ran before keeps its data.
-        if (fresh) await this.remove(spec.key);
+        if (fresh || starting?.fresh) await this.remove(spec.key);
         else await this.stop(spec.key);
       }
       throw err;
+    }
+  }
+
+  /**
+   * Spawns the server and returns at once: the next ensureRunning looks
+   * again. The start record says, across calls and worker restarts, that a
+   * server gone meanwhile failed to start (rather than stopped after it ran),
+   * since when it has been starting, and whether it ever ran before.
+   */
+  private spawnStarting(spec: DatabaseServerSpec, engine: LocalEngine, paths: ServerPaths, runAs: RunAs, fresh: boolean): LocalObservedDatabaseServer {
+    const record: StartRecord = { startedAt: Date.now(), fresh };
+    writeFileSync(join(paths.dir, STARTING), JSON.stringify(record), { mode: 0o600 });
+    const pid = this.spawn(spec.key, engine.command(spec, paths), paths, runAs);
+    return { running: true, ready: false, pid };
+  }
+
+  private startRecord(paths: ServerPaths): StartRecord | null {
+    try {
+      return JSON.parse(readFileSync(join(paths.dir, STARTING), 'utf8')) as StartRecord;
+    } catch {
+      return null;
     }
   }
 

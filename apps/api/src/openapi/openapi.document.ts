@@ -1,0 +1,56 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorEnvelopeView } from '../http/error-envelope';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * The OpenAPI document of the api, from the controllers' decorators and the
+ * presenters' view classes. What holds for every route is added here, once:
+ * every 4xx and 5xx answer carries the error envelope (AllExceptionsFilter
+ * makes it so), any route may answer 500 and 503, a route that takes
+ * parameters or a body may answer 400 (and 413, 415 for the body), and a
+ * route without a guard needs no credential.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Stratus')
+      .setDescription('Cloud control plane: /api/cloud (Bearer token) and /v1 (x-api-key). Every error answer is `{error: {code, message}}`.')
+      .setVersion('1')
+      .addServer('/', 'this api')
+      .addBearerAuth()
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, 'api-key')
+      .build(),
+    {
+      extraModels: [ErrorEnvelopeView],
+      // Unique and stable: `Volumes_create`, `Databases_list`, `Cache_list`.
+      operationIdFactory: (controller: string, method: string) => `${controller.replace(/Controller$/, '')}_${method}`,
+    },
+  );
+  // As package.json says: no licence is granted.
+  document.info.license = { name: 'UNLICENSED' };
+  const envelope = { 'application/json': { schema: { $ref: getSchemaPath(ErrorEnvelopeView) } } };
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      // A route with no guard needs no credential: said explicitly, not left to a default.
+      operation.security ??= [];
+      const responses = operation.responses;
+      const takesInput = operation.requestBody !== undefined || (operation.parameters ?? []).length > 0;
+      if (takesInput) responses['400'] ??= { description: 'invalid request: the message names the field' };
+      if (operation.requestBody) {
+        responses['413'] ??= { description: 'the body is over the size limit' };
+        responses['415'] ??= { description: 'the body is not application/json' };
+      }
+      responses['500'] ??= { description: 'unexpected error' };
+      responses['503'] ??= { description: 'PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down' };
+      for (const [status, response] of Object.entries(responses)) {
+        if (/^[45]/.test(status) && response && 'description' in response) response.content = envelope;
+      }
+    }
+  }
+  return document;
+}

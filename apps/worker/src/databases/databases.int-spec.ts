@@ -1,0 +1,128 @@
+import { DatabaseRequest, databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
+import { useWorkerOnFake } from '@stratus/testing';
+import { WorkerModule } from '../worker.module';
+import { DatabasesProcessor } from './databases.processor';
+import { DatabasesReconciler } from './databases.reconciler';
+
+/** A PostgreSQL 16 server as POST /v1/databases asks for it, defaults applied. */
+const request = (name: string, fields: Partial<DatabaseRequest> = {}): DatabaseRequest => ({
+  name,
+  dbName: 'app',
+  dbUser: 'appuser',
+  password: undefined,
+  version: '16',
+  extensions: [],
+  superuser: false,
+  ha: false,
+  flavorId: 'db.small',
+  networkId: 'private',
+  keypairName: 'default',
+  securityGroupNames: undefined,
+  ...fields,
+});
+
+/*
+ * The databases processor and reconciler as the worker runs them, in this
+ * process on the fake provider: creates and deletes go through
+ * ManagedDatabaseLifecycle (as the api's routes do), every assertion waits
+ * for the queues to drain. One engine is enough here: the processor does not
+ * tell them apart, the driver does.
+ */
+describe('managed databases on the fake provider', () => {
+  const w = useWorkerOnFake('databases', (config) => WorkerModule.register(config));
+  const lives = () => w.get(ManagedDatabaseLifecycle);
+  const driver = () => w.get<DatabaseDriver>(DATABASE_DRIVER);
+  const network = () => w.get<NetworkDriver>(NETWORK_DRIVER);
+  const row = (id: number) => w.db.getRepository(ManagedDatabase).findOneByOrFail({ id });
+
+  async function ready(name: string): Promise<ManagedDatabase> {
+    const { row: created } = await lives().create('postgres', request(name), w.principal);
+    await w.drained();
+    const now = await row(created.id);
+    expect(now.status).toBe('ready');
+    return now;
+  }
+
+  it('provisions a server to ready, publishing its address only then, and deletes it', async () => {
+    const { row: created, password } = await lives().create('postgres', request('orders'), w.principal);
+    expect(created).toMatchObject({ status: 'provisioning', floatingIp: null, version: '16' });
+    expect(created.passwordVerifier).not.toContain(password);
+    await w.drained();
+    const provisioned = await row(created.id);
+    expect(created.address).toBeNull();
+    expect(provisioned.address).not.toBeNull();
+    expect(provisioned).toMatchObject({ status: 'ready', statusReason: null, floatingIp: provisioned.address });
+    const key = databaseServerKey(created);
+    expect(await driver().observe(key)).toEqual({ running: true, ready: true });
+
+    await lives().delete('postgres', String(created.id), w.principal);
+    await w.drained();
+    expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: created.id })).toBe(false);
+    expect(await network().observe(key)).toBeNull();
+    expect(await driver().observe(key)).toBeNull();
+  });
+
+  it('a server the provider cannot make ends in error with the reason', async () => {
+    const { row: created } = await lives().create('postgres', request('replicated', { ha: true }), w.principal);
+    await w.drained();
+    expect(await row(created.id)).toMatchObject({ status: 'error', floatingIp: null });
+    expect((await row(created.id)).statusReason).toMatch(/^high availability \(ha: true\) is not available yet/);
+  });
+
+  it('a start cut short halfway is retried and the server comes up', async () => {
+    w.control.failNext('database.ensureRunning', 'halfway');
+    const { row: created } = await lives().create('postgres', request('retried'), w.principal);
+    await w.drained();
+    expect(await row(created.id)).toMatchObject({ status: 'ready', statusReason: null });
+    expect(await driver().observe(databaseServerKey(created))).toEqual({ running: true, ready: true });
+  });
+
+  describe('the reconciler', () => {
+    const sweep = () => w.get(DatabasesReconciler).sweep();
+
+    /** The server stops and stays (its data kept): a delete cut short after the stop leaves exactly that. */
+    async function stop(key: string): Promise<void> {
+      w.control.failNext('database.delete', 'halfway');
+      await expect(driver().delete(key)).rejects.toThrow(/injected failure/);
+      expect(await driver().observe(key)).toEqual({ running: false, ready: false });
+    }
+
+    it('starts a ready server that stopped again, and it stays ready', async () => {
+      const db = await ready('restarted');
+      const key = databaseServerKey(db);
+      await stop(key);
+
+      await sweep();
+      expect(await driver().observe(key)).toEqual({ running: true, ready: true });
+      expect(await row(db.id)).toMatchObject({ status: 'ready', statusReason: null, floatingIp: db.address });
+    });
+
+    it('a stopped server that cannot be started again is an error with the reason', async () => {
+      const db = await ready('unrecoverable');
+      await stop(databaseServerKey(db));
+      w.control.failNext('database.ensureRunning', 'before', new DriverError('invalid', 'its data directory is gone'));
+
+      await sweep();
+      expect(await row(db.id)).toMatchObject({ status: 'error', statusReason: 'the server stopped and could not be restarted: its data directory is gone' });
+    });
+
+    it('fails provisioning past its deadline; the late job then leaves it so', async () => {
+      const processor = w.get(DatabasesProcessor);
+      await processor.worker.pause();
+      try {
+        const { row: created } = await lives().create('postgres', request('late'), w.principal);
+        await w.db.getRepository(ManagedDatabase).update({ id: created.id }, { provisionDeadline: new Date(Date.now() - 1_000) });
+
+        await sweep();
+        expect(await row(created.id)).toMatchObject({ status: 'error', statusReason: 'provisioning did not finish before its deadline' });
+        processor.worker.resume();
+        await w.drained();
+        expect(await row(created.id)).toMatchObject({ status: 'error', floatingIp: null });
+        expect(await driver().observe(databaseServerKey(created))).toBeNull();
+      } finally {
+        processor.worker.resume();
+      }
+    });
+  });
+});

@@ -1,0 +1,3956 @@
+// Generated from the OpenAPI document by `npm run openapi:types`; do not edit.
+export interface paths {
+  '/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness: the process answers */
+    get: operations['Health_health'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Readiness: PostgreSQL and Redis answer; a 503 names the ones that do not */
+    get: operations['Health_ready'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/flavors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Compute sizes, {items, next_cursor} */
+    get: operations['Catalog_flavors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/security_groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Security groups with their rules, {items, next_cursor} */
+    get: operations['Catalog_securityGroups'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/images': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Images that instances boot from (image_id) */
+    get: operations['Catalog_images'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/networks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Private networks (network_id) */
+    get: operations['Catalog_networks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keypairs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** SSH keypairs (keypair_name) */
+    get: operations['Catalog_keypairs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's instances, newest first */
+    get: operations['Instances_list'];
+    put?: never;
+    /** Create an instance; it boots asynchronously (poll the list until ACTIVE) */
+    post: operations['Instances_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/instances/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One instance, with the fields of its create */
+    get: operations['Instances_get'];
+    put?: never;
+    post?: never;
+    /** Delete an instance; it is DELETING until it is gone */
+    delete: operations['Instances_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/volumes/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a volume (size in GiB); it is `creating` until the provider has made it, then `available` */
+    post: operations['Volumes_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/volumes/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's volumes, newest first */
+    get: operations['Volumes_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/volumes/delete/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a volume that is not attached */
+    delete: operations['Volumes_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/volumes/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Attach to an instance; the result carries the attachment id that detach takes */
+    post: operations['Volumes_attach'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/volumes/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Detach from its instance; the volume is available again */
+    post: operations['Volumes_detach'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/gateway/available-port': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A port of the gateway range that no route uses and that can be bound now */
+    get: operations['Gateway_availablePort'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/gateway/used-ports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Ports of the gateway held by your project's routes (available-port avoids every project's) */
+    get: operations['Gateway_usedPorts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/gateway/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The edge: reachable or not, listeners expected versus bound */
+    get: operations['Gateway_health'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/gateway/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a TCP route; answers once the edge has bound the listener */
+    post: operations['Gateway_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/gateway/routes/{port}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete the route on a port; its listener closes (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH; with a token, only your own) */
+    delete: operations['Gateway_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/dns/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a proxy host: a name the edge routes to a port of one of your instances */
+    post: operations['Dns_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/dns/update-dns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Merge string values into an instance's metadata (as GET /v1/instances shows it) */
+    post: operations['Dns_updateDns'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/dns/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Proxy hosts: with a token your project's; without one (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH) every project's */
+    get: operations['Dns_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/dns/proxy-hosts/{proxyHostId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One proxy host (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH; with a token, only your own) */
+    get: operations['Dns_get'];
+    /** Change forwardPort and/or domain (body: {updateData: {...}}) */
+    put: operations['Dns_update'];
+    post?: never;
+    /** Delete a proxy host; the edge stops serving its name */
+    delete: operations['Dns_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/databases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's servers of this kind, newest first (no passwords) */
+    get: operations['Databases_list'];
+    put?: never;
+    /** Create a PostgreSQL database server */
+    post: operations['Databases_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/databases/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One server of this kind (no password) */
+    get: operations['Databases_get'];
+    put?: never;
+    post?: never;
+    /** Delete a server of this kind */
+    delete: operations['Databases_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/cache': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's servers of this kind, newest first (no passwords) */
+    get: operations['Cache_list'];
+    put?: never;
+    /** Create a Redis cache server */
+    post: operations['Cache_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/cache/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One server of this kind (no password) */
+    get: operations['Cache_get'];
+    put?: never;
+    post?: never;
+    /** Delete a server of this kind */
+    delete: operations['Cache_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/analytics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's servers of this kind, newest first (no passwords) */
+    get: operations['Analytics_list'];
+    put?: never;
+    /** Create a ClickHouse analytics server (HTTP) */
+    post: operations['Analytics_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/analytics/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One server of this kind (no password) */
+    get: operations['Analytics_get'];
+    put?: never;
+    post?: never;
+    /** Delete a server of this kind */
+    delete: operations['Analytics_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/jwks.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Public keys of the embedded identity provider (empty when an external one is configured) */
+    get: operations['Auth_keys'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/cloud/auth/whoami': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project and user a bearer token grants */
+    get: operations['Auth_whoami'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    LiveView: {
+      /** @enum {string} */
+      status: 'ok';
+    };
+    ReadyView: {
+      /** @enum {string} */
+      status: 'ready';
+    };
+    FlavorView: {
+      id: string;
+      name: string;
+      vcpus: number;
+      ram_mb: number;
+      disk_gb: number;
+    };
+    FlavorPage: {
+      items: components['schemas']['FlavorView'][];
+      /** @description pass as ?cursor= for the next page; null on the last */
+      next_cursor: string | null;
+    };
+    SecurityGroupRuleView: {
+      id: string;
+      /** @enum {string} */
+      direction: 'ingress' | 'egress';
+      /** @enum {string} */
+      protocol: 'tcp' | 'udp' | 'icmp' | 'all';
+      /** @description single-port rules only */
+      port?: number;
+      /** @description absent: egress to anywhere, ingress from the same network */
+      cidr?: string;
+      /** @description the peer must be a member of this group; instead of a cidr */
+      remote_group_id?: string;
+    };
+    SecurityGroupView: {
+      id: string;
+      name: string;
+      description: string;
+      rules: components['schemas']['SecurityGroupRuleView'][];
+    };
+    SecurityGroupPage: {
+      items: components['schemas']['SecurityGroupView'][];
+      /** @description pass as ?cursor= for the next page; null on the last */
+      next_cursor: string | null;
+    };
+    ImageView: {
+      id: string;
+      name: string;
+      description: string;
+    };
+    ImagePage: {
+      items: components['schemas']['ImageView'][];
+      /** @description pass as ?cursor= for the next page; null on the last */
+      next_cursor: string | null;
+    };
+    NetworkView: {
+      id: string;
+      name: string;
+      /** @example 10.0.0.0/24 */
+      cidr: string;
+    };
+    NetworkPage: {
+      items: components['schemas']['NetworkView'][];
+      /** @description pass as ?cursor= for the next page; null on the last */
+      next_cursor: string | null;
+    };
+    KeypairView: {
+      name: string;
+      fingerprint: string;
+    };
+    KeypairPage: {
+      items: components['schemas']['KeypairView'][];
+      /** @description pass as ?cursor= for the next page; null on the last */
+      next_cursor: string | null;
+    };
+    InstanceVolumeDto: {
+      name: string;
+      /** @description GB */
+      size: number;
+    };
+    CreateInstanceDto: {
+      name: string;
+      /** @description from GET /v1/images */
+      image_id: string;
+      /** @description flavor id or name, from GET /v1/flavors */
+      flavor_id: string;
+      /** @description from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      security_group_ids?: string[];
+      security_group_names?: string[];
+      volume?: components['schemas']['InstanceVolumeDto'];
+      /** @default 3000 */
+      port?: string | number;
+      /** @description subdomain prefix (without the domain suffix) */
+      dname?: string;
+      /** @description shell script run at first boot */
+      user_data?: string;
+      imageName?: string;
+    };
+    InstanceCreatedView: {
+      id: string;
+      name: string;
+      /** @enum {string} */
+      status: 'building';
+      image_id: string;
+      flavor_id: string;
+      network_id: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    InstanceListItemView: {
+      id: string;
+      name: string;
+      /**
+       * @description DELETING once a delete has started, until the instance leaves the list
+       * @enum {string}
+       */
+      status: 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'DELETING';
+      /** @enum {string} */
+      state: 'active' | 'stopped' | 'provisioning';
+      image_id: string;
+      flavor_id: string;
+      /** Format: date-time */
+      created: string;
+      /** Format: date-time */
+      updated: string;
+      /** @description string values: isPublic, enableSSH, floatingIp (when assigned), domain names, and what update-dns merged in */
+      metadata: {
+        [key: string]: string;
+      };
+      user_id: string;
+      project_id: string;
+      status_reason: string | null;
+    };
+    InstanceDetailView: {
+      id: string;
+      name: string;
+      /**
+       * @description DELETING once a delete has started, until the instance leaves the list
+       * @enum {string}
+       */
+      status: 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'DELETING';
+      /** @enum {string} */
+      state: 'active' | 'stopped' | 'provisioning';
+      image_id: string;
+      flavor_id: string;
+      /** Format: date-time */
+      created: string;
+      /** Format: date-time */
+      updated: string;
+      /** @description string values: isPublic, enableSSH, floatingIp (when assigned), domain names, and what update-dns merged in */
+      metadata: {
+        [key: string]: string;
+      };
+      user_id: string;
+      project_id: string;
+      status_reason: string | null;
+      network_id: string;
+      keypair_name: string;
+      security_group_ids: string[];
+      /** @example 3000 */
+      port: string;
+      dname: string | null;
+      image_name: string | null;
+      /** @description private address; null until one is assigned */
+      address: string | null;
+    };
+    CreateVolumeDto: {
+      name: string;
+      /** @description GiB */
+      size: number;
+      description?: string;
+    };
+    VolumeAttachmentView: {
+      attachment_id: string;
+      instance_id: string;
+      /** @description where the volume appears on the instance */
+      mountpoint: string;
+      /** Format: date-time */
+      attached_at: string | null;
+    };
+    VolumeView: {
+      id: string;
+      name: string;
+      description: string | null;
+      /** @description GiB */
+      size: number;
+      /** @enum {string} */
+      status: 'creating' | 'available' | 'attaching' | 'in-use' | 'detaching' | 'deleting' | 'error';
+      /** @description why the volume is in error */
+      status_reason: string | null;
+      /** @description empty, or the one attachment */
+      attachments: components['schemas']['VolumeAttachmentView'][];
+      project_id: string;
+      user_id: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    MessageView: {
+      /** @example Volume deleted successfully */
+      message: string;
+    };
+    AttachVolumeDto: {
+      volume_id: string;
+      instance_id: string;
+    };
+    VolumeAttachmentResultView: {
+      /** @description null only once a detach has cleared it */
+      attachment_id: string | null;
+      volume_id: string;
+      instance_id: string | null;
+      /** @enum {string} */
+      status: 'creating' | 'available' | 'attaching' | 'in-use' | 'detaching' | 'deleting' | 'error';
+      mountpoint: string;
+    };
+    DetachVolumeDto: {
+      /** @description from the attach result or the volume's attachments */
+      attachment_id: string;
+      volume_id: string;
+    };
+    AvailablePortView: {
+      port: number;
+      /** @description where the gateway listens */
+      host: string;
+    };
+    UsedPortsView: {
+      ports: number[];
+      count: number;
+    };
+    EdgeView: {
+      name: string;
+      threads: number;
+      /** Format: date-time */
+      started_at: string;
+      /**
+       * Format: date-time
+       * @description its last heartbeat
+       */
+      last_seen: string;
+    };
+    ListenersView: {
+      /** @description the caller's routes */
+      expected: number;
+      bound: number;
+      /** @description ports of routes not bound */
+      missing: number[];
+      /** @description why a port could not be bound, by port */
+      errors: {
+        [key: string]: string;
+      };
+    };
+    HttpListenerView: {
+      host: string;
+      port: number;
+      bound: boolean;
+    };
+    PortRangeView: {
+      from: number;
+      to: number;
+      /** @description the gateway's HAProxy holds the range */
+      held: boolean;
+      /** @description ports of the range another process holds */
+      taken: number[];
+    };
+    GatewayHealthView: {
+      /** @enum {string} */
+      status: 'ok' | 'degraded' | 'down';
+      /** @description null when no edge is running */
+      edge: components['schemas']['EdgeView'] | null;
+      listeners: components['schemas']['ListenersView'];
+      http_listener: components['schemas']['HttpListenerView'];
+      port_range: components['schemas']['PortRangeView'];
+      /** Format: date-time */
+      checked_at: string;
+    };
+    CreateGatewayRouteDto: {
+      /** @description address traffic is forwarded to; must be inside the allowed networks (the instance networks by default) */
+      targetIp: string;
+      targetPort: number;
+      /** @enum {string} */
+      protocol: 'tcp';
+      /** @description listening port on the gateway, inside GATEWAY_PORT_RANGE (see available-port) */
+      port: number;
+      /** @description id of a certificate loaded with `npm run cli -- certificate:add`; the route then terminates TLS */
+      certificate_id?: number;
+    };
+    GatewayRouteView: {
+      id: string;
+      /** @description listening port on the gateway */
+      port: number;
+      /** @enum {string} */
+      protocol: 'tcp';
+      targetIp: string;
+      targetPort: number;
+      certificate_id: number | null;
+      /** @description the route terminates TLS (it has a certificate) */
+      tls: boolean;
+      /** @description where the gateway listens */
+      host: string;
+      /**
+       * @description active once the edge has bound the listener
+       * @enum {string}
+       */
+      status: 'active' | 'pending';
+      project_id: string;
+      /** Format: date-time */
+      created_at: string;
+    };
+    RouteDeletedView: {
+      /** @example Volume deleted successfully */
+      message: string;
+      port: number;
+    };
+    CreateProxyHostDto: {
+      instanceId: string;
+      /** @description port on the instance */
+      forwardPort: number;
+      /** @description a name under the domain suffix, or a bare label that gets it; omitted: <uuid>.<suffix> */
+      domain?: string;
+    };
+    ProxyHostView: {
+      id: string;
+      /** @description the public name */
+      domain: string;
+      instanceId: string;
+      forwardPort: number;
+      /** @description where the edge serves it */
+      url: string;
+      project_id: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    UpdateDnsDto: {
+      instanceId: string;
+      metadata: {
+        [key: string]: string;
+      };
+    };
+    MetadataMergedView: {
+      instance_id: string;
+      metadata: {
+        [key: string]: string;
+      };
+    };
+    ProxyHostUpdateFields: {
+      forwardPort?: number;
+      /** @description a new name under the domain suffix */
+      domain?: string;
+    };
+    UpdateProxyHostDto: {
+      /** @description the fields to change: forwardPort, domain */
+      updateData: components['schemas']['ProxyHostUpdateFields'];
+    };
+    CreateDatabaseDto: {
+      /**
+       * @description lowercase letters and hyphens
+       * @example orders-db
+       */
+      name: string;
+      /** @description server size, from GET /v1/flavors (id or name) */
+      flavor_id: string;
+      /** @description private network, from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      /**
+       * @default [
+       *       "default"
+       *     ]
+       */
+      security_group_names?: string[];
+      /** @default app */
+      db_name?: string;
+      /** @default appuser */
+      db_user?: string;
+      /** @description generated when omitted; returned once, never stored */
+      db_password?: string;
+      /**
+       * @default 16
+       * @enum {string}
+       */
+      version?: '16' | '15' | '14';
+      /** @description created at provisioning; pgvector, postgis, pgaudit, pg_stat_statements, hstore, pg_trgm, uuid-ossp, citext, pgcrypto, ltree, btree_gin, btree_gist (alias: vector for pgvector) */
+      extensions?: string[];
+      /**
+       * @description grants db_user superuser privileges
+       * @default false
+       */
+      superuser?: boolean;
+      /**
+       * @description three servers with automatic failover (not available yet: such a create ends in error)
+       * @default false
+       */
+      ha?: boolean;
+    };
+    PostgresCreatedView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      db_name: string;
+      db_user: string;
+      /** @enum {string} */
+      db_version: '16' | '15' | '14';
+      /** @description plaintext, in this answer only */
+      db_password: string;
+    };
+    PostgresView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      db_name: string;
+      db_user: string;
+      /** @enum {string} */
+      db_version: '16' | '15' | '14';
+      /** Format: date-time */
+      updated_at: string;
+      /** @description why the server is in error */
+      status_reason: string | null;
+    };
+    CreateCacheDto: {
+      /**
+       * @description lowercase letters and hyphens
+       * @example orders-db
+       */
+      name: string;
+      /** @description server size, from GET /v1/flavors (id or name) */
+      flavor_id: string;
+      /** @description private network, from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      /**
+       * @default [
+       *       "default"
+       *     ]
+       */
+      security_group_names?: string[];
+      /** @description generated when omitted; returned once, never stored */
+      password?: string;
+      /**
+       * @default 7
+       * @enum {string}
+       */
+      version?: '7' | '6';
+    };
+    CacheCreatedView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      version: '7' | '6';
+      /** @description plaintext, in this answer only */
+      password: string;
+    };
+    CacheView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      version: '7' | '6';
+      /** Format: date-time */
+      updated_at: string;
+      /** @description why the server is in error */
+      status_reason: string | null;
+    };
+    CreateAnalyticsDto: {
+      /**
+       * @description lowercase letters and hyphens
+       * @example orders-db
+       */
+      name: string;
+      /** @description server size, from GET /v1/flavors (id or name) */
+      flavor_id: string;
+      /** @description private network, from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      /**
+       * @default [
+       *       "default"
+       *     ]
+       */
+      security_group_names?: string[];
+      /** @default analytics */
+      db_name?: string;
+      /** @default appuser */
+      db_user?: string;
+      /** @description generated when omitted; returned once, never stored */
+      db_password?: string;
+      /**
+       * @description three replicas (not available yet: such a create ends in error)
+       * @default false
+       */
+      ha?: boolean;
+    };
+    AnalyticsCreatedView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      db_name: string;
+      db_user: string;
+      /** @description plaintext, in this answer only */
+      db_password: string;
+    };
+    AnalyticsView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      db_name: string;
+      db_user: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description why the server is in error */
+      status_reason: string | null;
+    };
+    JwksView: {
+      /** @description JSON Web Keys (RFC 7517): kty, n, e, kid, use, alg */
+      keys: {
+        [key: string]: unknown;
+      }[];
+    };
+    WhoamiView: {
+      project_id: string;
+      user_id: string;
+    };
+    ErrorDetail: {
+      /**
+       * @description follows the status (400 bad_request, 401 unauthorized, ...)
+       * @enum {string}
+       */
+      code:
+        | 'bad_request'
+        | 'unauthorized'
+        | 'forbidden'
+        | 'not_found'
+        | 'method_not_allowed'
+        | 'not_acceptable'
+        | 'request_timeout'
+        | 'conflict'
+        | 'length_required'
+        | 'payload_too_large'
+        | 'uri_too_long'
+        | 'unsupported_media_type'
+        | 'unprocessable_entity'
+        | 'too_many_requests'
+        | 'request_header_fields_too_large'
+        | 'internal_error'
+        | 'bad_gateway'
+        | 'service_unavailable'
+        | 'gateway_timeout';
+      /** @description what was wrong; for a bad field it names the field */
+      message: string;
+    };
+    ErrorEnvelopeView: {
+      error: components['schemas']['ErrorDetail'];
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  Health_health: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LiveView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Health_ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReadyView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis does not answer (the message names which) */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Catalog_flavors: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FlavorPage'];
+        };
+      };
+      /** @description limit out of 1..100, or a cursor this API did not issue */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Catalog_securityGroups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SecurityGroupPage'];
+        };
+      };
+      /** @description limit out of 1..100, or a cursor this API did not issue */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Catalog_images: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImagePage'];
+        };
+      };
+      /** @description limit out of 1..100, or a cursor this API did not issue */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Catalog_networks: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NetworkPage'];
+        };
+      };
+      /** @description limit out of 1..100, or a cursor this API did not issue */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Catalog_keypairs: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KeypairPage'];
+        };
+      };
+      /** @description limit out of 1..100, or a cursor this API did not issue */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Instances_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InstanceListItemView'][];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Instances_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateInstanceDto'];
+      };
+    };
+    responses: {
+      /** @description status building. The worker has the network assign its address (metadata.privateIp, and address in the detail, appear then); a network with no free address left ends it in ERROR with a status_reason naming the network */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InstanceCreatedView'];
+        };
+      };
+      /** @description invalid field, or an unknown image, flavor, network, keypair or security group */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Instances_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description address is null (and metadata.privateIp absent) until the network assigned it */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InstanceDetailView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Instances_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started; the instance disappears from the list when it is gone */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Volumes_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateVolumeDto'];
+      };
+    };
+    responses: {
+      /** @description the volume object */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Volumes_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeView'][];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Volumes_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description message: Volume deleted successfully */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such volume */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the volume is attached or changing */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Volumes_attach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['AttachVolumeDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeAttachmentResultView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such volume or instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description already attached, or not available */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Volumes_detach: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DetachVolumeDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VolumeAttachmentResultView'];
+        };
+      };
+      /** @description the attachment id is not the volume's */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such volume */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the volume is not attached */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Gateway_availablePort: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AvailablePortView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no free port left in the range */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Gateway_usedPorts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsedPortsView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Gateway_health: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatewayHealthView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Gateway_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateGatewayRouteDto'];
+      };
+    };
+    responses: {
+      /** @description the route, status active */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatewayRouteView'];
+        };
+      };
+      /** @description protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description port used by another route, or held by another process on the gateway host */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the edge cannot serve the route now: not running, or its HAProxy failed */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Gateway_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        port: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RouteDeletedView'];
+        };
+      };
+      /** @description not a port number */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no route of yours on that port */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateProxyHostDto'];
+      };
+    };
+    responses: {
+      /** @description the proxy host */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProxyHostView'];
+        };
+      };
+      /** @description invalid field, or a name outside the domain suffix */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the name is taken */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_updateDns: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateDnsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MetadataMergedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProxyHostView'][];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        proxyHostId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProxyHostView'];
+        };
+      };
+      /** @description not a proxy host id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such proxy host (or, with a token, not one of your project) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        proxyHostId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateProxyHostDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProxyHostView'];
+        };
+      };
+      /** @description not a proxy host id, or an invalid field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such proxy host (or, with a token, not one of your project) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the new name is taken */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Dns_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        proxyHostId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageView'];
+        };
+      };
+      /** @description not a proxy host id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such proxy host (or, with a token, not one of your project) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Databases_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PostgresView'][];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Databases_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateDatabaseDto'];
+      };
+    };
+    responses: {
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PostgresCreatedView'];
+        };
+      };
+      /** @description invalid field, or an unknown flavor, network, keypair or security group */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the project has a database of that name */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Databases_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PostgresView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Databases_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started: the server stops, its data and address go, then it leaves the list */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Cache_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CacheView'][];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Cache_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateCacheDto'];
+      };
+    };
+    responses: {
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CacheCreatedView'];
+        };
+      };
+      /** @description invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the project has a cache instance of that name */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Cache_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CacheView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Cache_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started: the server stops, its data and address go, then it leaves the list */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Analytics_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnalyticsView'][];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Analytics_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateAnalyticsDto'];
+      };
+    };
+    responses: {
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnalyticsCreatedView'];
+        };
+      };
+      /** @description invalid field, or an unknown flavor, network, keypair or security group */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the project has an analytics instance of that name */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Analytics_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnalyticsView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Analytics_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started: the server stops, its data and address go, then it leaves the list */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Auth_keys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['JwksView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Auth_whoami: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WhoamiView'];
+        };
+      };
+      /** @description missing or invalid bearer token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+}
