@@ -1,4 +1,7 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import { ALL_QUEUES } from '@stratus/queue';
 import { TestStack } from '@stratus/testing';
+import { Queue } from 'bullmq';
 import { createApi } from '../apps/api/src/api.bootstrap';
 
 import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, recordIssuedPassword, Tenant, testDataSource, waitFor } from '@stratus/testing';
@@ -24,9 +27,11 @@ async function waitActive(api: StratusClient, id: string) {
 }
 
 /*
- * The stack runs the worker on the fake provider (statuses move, no process
- * or server is made) and the edge, so that every operation, gateway routes
- * included, can be called and answer its success.
+ * The stack runs the worker and the edge of the suite's installation (the
+ * local provider, as every suite of this project: a fake worker on the same
+ * installation would hand out addresses the local one also leases), so that
+ * every operation, gateway routes included, can be called and answer its
+ * success.
  */
 describe('OpenAPI document', () => {
   let stack: TestStack;
@@ -35,7 +40,7 @@ describe('OpenAPI document', () => {
   let doc: Schema;
 
   beforeAll(async () => {
-    stack = await TestStack.start({ PROVIDER: 'fake' }, ['api', 'worker', 'edge']);
+    stack = await TestStack.start({}, ['api', 'worker', 'edge']);
     db = await testDataSource();
     owner = await createTenant(db);
     doc = (await stack.http.get('/docs/json')).body;
@@ -226,6 +231,8 @@ async function apiInProcess(env: Record<string, string>): Promise<{ routes: stri
       });
     try {
       await app.init();
+      // Closed only once every queue's connection is up: one closed while it still connects rejects where nobody listens.
+      await Promise.all(ALL_QUEUES.map((name) => app.get<Queue>(getQueueToken(name), { strict: false }).waitUntilReady()));
       const document = (await app.getHttpAdapter().getInstance().inject({ method: 'GET', url: '/docs/json' })).json();
       return { routes: [...routes], document };
     } finally {
