@@ -126,7 +126,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's instances, newest first */
+    /** The project's instances, newest first, a page at a time; ?wait= long-polls for a change */
     get: operations['Instances_list'];
     put?: never;
     /** Create an instance; it boots asynchronously (poll the list until ACTIVE) */
@@ -144,7 +144,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One instance, with the fields of its create */
+    /** One instance, with the fields of its create; ?wait= long-polls for a change */
     get: operations['Instances_get'];
     put?: never;
     post?: never;
@@ -179,7 +179,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's volumes, newest first */
+    /** The project's volumes, newest first, a page at a time; ?wait= long-polls for a change */
     get: operations['Volumes_list'];
     put?: never;
     post?: never;
@@ -402,7 +402,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Databases_list'];
     put?: never;
     /** Create a PostgreSQL database server */
@@ -420,7 +420,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Databases_get'];
     put?: never;
     post?: never;
@@ -438,7 +438,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Cache_list'];
     put?: never;
     /** Create a Redis cache server */
@@ -456,7 +456,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Cache_get'];
     put?: never;
     post?: never;
@@ -474,7 +474,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Analytics_list'];
     put?: never;
     /** Create a ClickHouse analytics server (HTTP) */
@@ -492,7 +492,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Analytics_get'];
     put?: never;
     post?: never;
@@ -1174,7 +1174,10 @@ export interface operations {
   Health_health: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1182,11 +1185,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['LiveView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -1211,7 +1223,10 @@ export interface operations {
   Health_ready: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1219,11 +1234,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ReadyView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -1252,7 +1276,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1260,11 +1287,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['FlavorPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1311,7 +1347,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1319,11 +1358,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['SecurityGroupPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1370,7 +1418,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1378,11 +1429,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ImagePage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1429,7 +1489,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1437,11 +1500,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['NetworkPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1488,7 +1560,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1496,11 +1571,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['KeypairPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1542,19 +1626,54 @@ export interface operations {
   };
   Instances_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'DELETING';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['InstanceListItemView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -1575,7 +1694,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1666,8 +1785,14 @@ export interface operations {
   };
   Instances_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -1677,11 +1802,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['InstanceDetailView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -1728,7 +1862,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1902,19 +2036,54 @@ export interface operations {
   };
   Volumes_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'creating' | 'available' | 'attaching' | 'in-use' | 'detaching' | 'deleting' | 'error';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['VolumeView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid bearer token */
@@ -1944,7 +2113,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2251,7 +2420,10 @@ export interface operations {
   Gateway_availablePort: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2259,11 +2431,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AvailablePortView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2306,7 +2487,10 @@ export interface operations {
   Gateway_usedPorts: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2314,11 +2498,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['UsedPortsView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2352,7 +2545,10 @@ export interface operations {
   Gateway_health: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2360,11 +2556,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['GatewayHealthView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2750,19 +2955,50 @@ export interface operations {
   };
   Dns_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ProxyHostView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid bearer token */
@@ -2783,7 +3019,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2796,8 +3032,14 @@ export interface operations {
   };
   Dns_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         proxyHostId: string;
       };
@@ -2807,11 +3049,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ProxyHostView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description not a proxy host id */
       400: {
@@ -2849,7 +3100,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3025,19 +3276,54 @@ export interface operations {
   };
   Databases_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PostgresView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3058,7 +3344,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3158,8 +3444,14 @@ export interface operations {
   };
   Databases_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3169,11 +3461,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PostgresView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3220,7 +3521,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3307,19 +3608,54 @@ export interface operations {
   };
   Cache_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CacheView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3340,7 +3676,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3440,8 +3776,14 @@ export interface operations {
   };
   Cache_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3451,11 +3793,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CacheView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3502,7 +3853,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3589,19 +3940,54 @@ export interface operations {
   };
   Analytics_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AnalyticsView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3622,7 +4008,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3722,8 +4108,14 @@ export interface operations {
   };
   Analytics_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3733,11 +4125,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AnalyticsView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3784,7 +4185,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3872,7 +4273,10 @@ export interface operations {
   Auth_keys: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3880,11 +4284,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['JwksView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -3909,7 +4322,10 @@ export interface operations {
   Auth_whoami: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3917,11 +4333,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WhoamiView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {

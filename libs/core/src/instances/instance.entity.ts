@@ -3,7 +3,10 @@ import { InstanceStatus } from '../status/transitions';
 
 /** The desired spec of a compute instance and what was last observed of it. */
 @Entity('instances')
-@Index('instances_project_created', ['projectId', 'createdAt'])
+// Keyset pages of a project's list, unfiltered and by status or name (keyset-page.ts).
+@Index('instances_project_page', ['projectId', 'createdAt', 'id'])
+@Index('instances_project_status_page', ['projectId', 'status', 'createdAt', 'id'])
+@Index('instances_project_name_page', ['projectId', 'name', 'createdAt', 'id'])
 @Index('instances_status', ['status'])
 export class Instance {
   @PrimaryGeneratedColumn('uuid')

@@ -1,0 +1,33 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { RowsPage } from '@stratus/core';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { encodePageCursor } from './list-query';
+
+/**
+ * Answers a page as SPEC.md's array, and says where the next one is as
+ * GitHub and RFC 8288 do: `Link: <url>; rel="next"`, the url this request's
+ * with the cursor of the next page (the other parameters kept, `wait`
+ * dropped: the next page is read, not waited on). No link on the last page.
+ */
+export class PageLinks {
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {}
+
+  answer<R, V>(page: RowsPage<R>, present: (row: R) => V): V[] {
+    if (page.next) {
+      const url = new URL(this.request.url, `${this.request.protocol}://${this.request.host}`);
+      url.searchParams.delete('wait');
+      url.searchParams.set('cursor', encodePageCursor(page.next));
+      this.reply.header('link', `<${url.href}>; rel="next"`);
+    } else {
+      // A long poll runs the list again: a link set by an earlier run must not outlive it.
+      this.reply.removeHeader('link');
+    }
+    return page.rows.map(present);
+  }
+}
+
+/** The request's PageLinks, for a list handler. */
+export const Links = createParamDecorator((_: unknown, ctx: ExecutionContext) => new PageLinks(ctx.switchToHttp().getRequest(), ctx.switchToHttp().getResponse()));
