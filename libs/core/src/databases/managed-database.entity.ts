@@ -13,7 +13,9 @@ import { DatabaseEngine } from './database-engines';
 @Index('managed_databases_project_page', ['projectId', 'engine', 'createdAt', 'id'])
 @Index('managed_databases_project_status_page', ['projectId', 'engine', 'status', 'createdAt', 'id'])
 @Index('managed_databases_project_name_page', ['projectId', 'engine', 'name', 'createdAt', 'id'])
-@Index('managed_databases_status', ['status'])
+// What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
+// status alone: the planner would take it, and sort every live row for each batch.
+@Index('managed_databases_live', ['id'], { where: `status IN ('provisioning', 'ready', 'deleting')` })
 // A name is taken while its resource lives; one being deleted frees it.
 @Index('managed_databases_live_name', ['projectId', 'engine', 'name'], { unique: true, where: `status <> 'deleting'` })
 export class ManagedDatabase {

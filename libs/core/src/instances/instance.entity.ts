@@ -7,7 +7,9 @@ import { InstanceStatus } from '../status/transitions';
 @Index('instances_project_page', ['projectId', 'createdAt', 'id'])
 @Index('instances_project_status_page', ['projectId', 'status', 'createdAt', 'id'])
 @Index('instances_project_name_page', ['projectId', 'name', 'createdAt', 'id'])
-@Index('instances_status', ['status'])
+// What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
+// status alone: the planner would take it, and sort every live row for each batch.
+@Index('instances_live', ['id'], { where: `status IN ('BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING')` })
 export class Instance {
   @PrimaryGeneratedColumn('uuid')
   id: string;

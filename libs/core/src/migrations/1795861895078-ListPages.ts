@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-const PAGE_INDEXES: Array<[name: string, table: string, columns: string]> = [
+const PAGE_INDEXES: Array<[name: string, table: string, columns: string, where?: string]> = [
   ['instances_project_page', 'instances', '"project_id", "created_at", "id"'],
   ['instances_project_status_page', 'instances', '"project_id", "status", "created_at", "id"'],
   ['instances_project_name_page', 'instances', '"project_id", "name", "created_at", "id"'],
@@ -12,10 +12,19 @@ const PAGE_INDEXES: Array<[name: string, table: string, columns: string]> = [
   ['volumes_project_name_page', 'volumes', '"project_id", "name", "created_at", "id"'],
   ['proxy_hosts_project_page', 'proxy_hosts', '"project_id", "created_at", "id"'],
   ['proxy_hosts_page', 'proxy_hosts', '"created_at", "id"'],
+  // What a reconcile sweep reads, a batch at a time in id order.
+  ['instances_live', 'instances', '"id"', `status IN ('BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING')`],
+  ['managed_databases_live', 'managed_databases', '"id"', `status IN ('provisioning', 'ready', 'deleting')`],
 ];
 
-/** Indexes the (project, created_at) ones became: each page starts at a key and reads only its rows. */
+/**
+ * Indexes the page and live ones replace: (project, created_at) could not
+ * start a page at a key; with one of status alone the planner read every
+ * live row and sorted them for each batch of a sweep.
+ */
 const REPLACED: Array<[name: string, table: string, columns: string]> = [
+  ['instances_status', 'instances', '"status"'],
+  ['managed_databases_status', 'managed_databases', '"status"'],
   ['instances_project_created', 'instances', '"project_id", "created_at"'],
   ['managed_databases_project_engine', 'managed_databases', '"project_id", "engine", "created_at"'],
   ['volumes_project_created', 'volumes', '"project_id", "created_at"'],
@@ -24,7 +33,8 @@ const REPLACED: Array<[name: string, table: string, columns: string]> = [
 const WATCHED = ['instances', 'managed_databases', 'volumes', 'proxy_hosts'];
 
 /**
- * Keyset pages of every list (by status and name too), and a NOTIFY on
+ * Keyset pages of every list (by status and name too), batches of live
+ * rows for the reconcilers, and a NOTIFY on
  * `stratus_changes` for each row written to a listed table, which wakes the
  * long polls waiting on that table and project (change-channel.ts). A row
  * trigger, so whatever writes the row (api, worker, an operator's psql) is
@@ -35,7 +45,9 @@ export class ListPages1795861895078 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     for (const [name] of REPLACED) await queryRunner.query(`DROP INDEX "public"."${name}"`);
-    for (const [name, table, columns] of PAGE_INDEXES) await queryRunner.query(`CREATE INDEX "${name}" ON "${table}" (${columns})`);
+    for (const [name, table, columns, where] of PAGE_INDEXES) {
+      await queryRunner.query(`CREATE INDEX "${name}" ON "${table}" (${columns})${where ? ` WHERE ${where}` : ''}`);
+    }
     await queryRunner.query(
       `CREATE FUNCTION "stratus_notify_change"() RETURNS trigger LANGUAGE plpgsql AS $$
        BEGIN
