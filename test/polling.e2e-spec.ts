@@ -1,5 +1,5 @@
 import { Instance, ManagedDatabase, ProxyHost, Volume } from '@stratus/core';
-import { HttpClient, Reply, saveBareInstance, useSuite } from '@stratus/testing';
+import { createTenant, DEMO_INSTANCE, HttpClient, Reply, saveBareInstance, useSuite, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 
 /*
@@ -40,8 +40,11 @@ async function timed(request: () => Promise<Reply>): Promise<[Reply, number]> {
   return [reply, Date.now() - started];
 }
 
+/** Small, so that the cap can be met with a few requests. */
+const MAX_WAITERS = 2;
+
 describe('pages, filters, ETags and long polls', () => {
-  const s = useSuite();
+  const s = useSuite({ LONG_POLL_MAX_WAITERS: String(MAX_WAITERS) });
 
   /** `n` instances of the owner, made one after another so each is newer than the last; oldest first. */
   async function instances(n: number, fields: Partial<Instance> = {}): Promise<Instance[]> {
@@ -218,6 +221,47 @@ describe('pages, filters, ETags and long polls', () => {
       expect(ms + plainMs).toBeLessThan(30_000);
     });
 
+    it('takes a new instance to ACTIVE in a few requests, not one per poll interval', async () => {
+      const created = await s.api.post('/v1/instances', { name: 'long-polled', ...DEMO_INSTANCE });
+      expect(created.status).toBe(202);
+      const path = `/v1/instances/${created.body.id}`;
+      let last = await s.api.get(path);
+      let requests = 1;
+      const deadline = Date.now() + 180_000;
+      while (last.body.status !== 'ACTIVE') {
+        if (last.body.status === 'ERROR' || Date.now() > deadline) throw new Error(`not ACTIVE: ${JSON.stringify(last.body)}`);
+        const reply = await s.api.get(`${path}?wait=60`, { 'if-none-match': last.headers.get('etag')! });
+        requests++;
+        if (reply.status === 200) last = reply;
+        else expect(reply.status).toBe(304);
+      }
+      // One answer per change of the row (status, address, domains...), none in between.
+      expect(requests).toBeLessThan(15);
+    });
+
+    it(`holds at most LONG_POLL_MAX_WAITERS (${MAX_WAITERS}) polls, and answers one more with 503 and Retry-After`, async () => {
+      const [one] = await instances(1, { name: 'capped' });
+      const path = `/v1/instances/${one.id}`;
+      const etag = (await s.api.get(path)).headers.get('etag')!;
+      const held = Array.from({ length: MAX_WAITERS }, () => s.api.get(`${path}?wait=60`, { 'if-none-match': etag }));
+      const refused = await waitFor(
+        'the cap to be reached',
+        async () => {
+          // Below the cap this one waits its second and is a 304; at the cap it is refused at once.
+          const reply = await s.api.get(`${path}?wait=1`, { 'if-none-match': etag });
+          return reply.status === 503 ? reply : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.body.error.message).toMatch(/^wait: /);
+      await s.db.getRepository(Instance).update(one.id, { statusReason: 'released' });
+      for (const reply of await Promise.all(held)) expect(reply.status).toBe(200);
+      // The places are free again.
+      const again = await s.api.get(`${path}?wait=1`, { 'if-none-match': (await s.api.get(path)).headers.get('etag')! });
+      expect(again.status).toBe(304);
+    });
+
     it.each(['61', '-1', 'soon'])('refuses wait=%s with a 400 naming it', async (wait) => {
       const reply = await s.api.get(`/v1/instances?wait=${wait}`);
       expect(reply.status).toBe(400);
@@ -295,24 +339,27 @@ describe('pages, filters, ETags and long polls', () => {
     });
 
     it('pages /api/cloud/dns/list and long-polls it', async () => {
-      const [target] = await instances(1, { name: 'dns-target' });
+      // A project of its own: instances made through the api elsewhere in this file have proxy hosts too.
+      const t = await createTenant(s.db);
+      const cloud = s.stack.http.with({ authorization: `Bearer ${t.token}` });
+      const target = await saveBareInstance(s.db, { projectId: t.projectId, userId: t.userId, status: 'ERROR', name: 'dns-target' });
       const hosts: ProxyHost[] = [];
       for (let i = 0; i < 3; i++) {
         hosts.push(
           await s.db
             .getRepository(ProxyHost)
-            .save({ hostname: `page-${i}-${randomUUID().slice(0, 8)}.localhost`, projectId: s.owner.projectId, userId: s.owner.userId, instanceId: target.id, forwardPort: 3000 }),
+            .save({ hostname: `page-${i}-${randomUUID().slice(0, 8)}.localhost`, projectId: t.projectId, userId: t.userId, instanceId: target.id, forwardPort: 3000 }),
         );
       }
-      const pages = await walk(s.cloud, '/api/cloud/dns/list?limit=2');
+      const pages = await walk(cloud, '/api/cloud/dns/list?limit=2');
       expect(pages.flat()).toEqual(hosts.map((h) => h.id).reverse());
       expect(pages.map((p) => p.length)).toEqual([2, 1]);
 
-      const first = await s.cloud.get('/api/cloud/dns/list?limit=1');
-      const polled = s.cloud.get('/api/cloud/dns/list?limit=1&wait=60', { 'if-none-match': first.headers.get('etag')! });
+      const first = await cloud.get('/api/cloud/dns/list?limit=1');
+      const polled = cloud.get('/api/cloud/dns/list?limit=1&wait=60', { 'if-none-match': first.headers.get('etag')! });
       const added = await s.db
         .getRepository(ProxyHost)
-        .save({ hostname: `late-${randomUUID().slice(0, 8)}.localhost`, projectId: s.owner.projectId, userId: s.owner.userId, instanceId: target.id, forwardPort: 3000 });
+        .save({ hostname: `late-${randomUUID().slice(0, 8)}.localhost`, projectId: t.projectId, userId: t.userId, instanceId: target.id, forwardPort: 3000 });
       const reply = await polled;
       expect(reply.status).toBe(200);
       expect(reply.body.map((h: ProxyHost) => h.id)).toEqual([added.id]);
