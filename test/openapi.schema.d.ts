@@ -1287,6 +1287,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
           ETag?: string;
           [name: string]: unknown;
@@ -1358,6 +1360,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
           ETag?: string;
           [name: string]: unknown;
@@ -1429,6 +1433,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
           ETag?: string;
           [name: string]: unknown;
@@ -1500,6 +1506,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
           ETag?: string;
           [name: string]: unknown;
@@ -1571,6 +1579,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
           ETag?: string;
           [name: string]: unknown;

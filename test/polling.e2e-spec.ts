@@ -144,6 +144,16 @@ describe('pages, filters, ETags and long polls', () => {
     });
   });
 
+  it('links the next page of a lookup as it does a list, next_cursor kept', async () => {
+    const first = await s.api.get('/v1/flavors?limit=1');
+    expect(first.status).toBe(200);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    expect(new URL(nextLink(first)!).searchParams.get('cursor')).toBe(first.body.next_cursor);
+    const all = await s.api.get('/v1/flavors?limit=100');
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.headers.get('link')).toBeNull();
+  });
+
   describe('ETags', () => {
     it('tags a list and a get, and answers 304 to If-None-Match while nothing changed', async () => {
       const [one] = await instances(1, { name: 'tagged' });

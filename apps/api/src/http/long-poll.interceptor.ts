@@ -84,16 +84,14 @@ export function LongPoll(table: WatchedTable) {
   );
 }
 
+export const LINK_HEADER = {
+  Link: {
+    description: 'Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url.',
+    schema: { type: 'string' as const },
+  },
+};
+
 /** The 200 of a list: SPEC.md's array, and the Link to the next page. */
 export function ApiListResponse(view: Type<unknown>) {
-  return ApiOkResponse({
-    type: [view],
-    description: 'A page, newest first',
-    headers: {
-      Link: {
-        description: 'Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url.',
-        schema: { type: 'string' },
-      },
-    },
-  });
+  return ApiOkResponse({ type: [view], description: 'A page, newest first', headers: LINK_HEADER });
 }

@@ -1,4 +1,5 @@
-import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Observable, tap } from 'rxjs';
 import { RowsPage } from '@stratus/core';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { encodePageCursor } from './list-query';
@@ -16,16 +17,33 @@ export class PageLinks {
   ) {}
 
   answer<R, V>(page: RowsPage<R>, present: (row: R) => V): V[] {
-    if (page.next) {
+    this.next(page.next && encodePageCursor(page.next));
+    return page.rows.map(present);
+  }
+
+  /** Sets the Link to the page `cursor` starts, or removes it when there is none. */
+  next(cursor: string | null): void {
+    if (cursor) {
       const url = new URL(this.request.url, `${this.request.protocol}://${this.request.host}`);
       url.searchParams.delete('wait');
-      url.searchParams.set('cursor', encodePageCursor(page.next));
+      url.searchParams.set('cursor', cursor);
       this.reply.header('link', `<${url.href}>; rel="next"`);
     } else {
       // A long poll runs the list again: a link set by an earlier run must not outlive it.
       this.reply.removeHeader('link');
     }
-    return page.rows.map(present);
+  }
+}
+
+/**
+ * The lookups' `{items, next_cursor}` (SPEC.md) with the same Link as the
+ * lists, so a client follows one kind of link everywhere.
+ */
+@Injectable()
+export class NextCursorLinkInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const links = new PageLinks(context.switchToHttp().getRequest(), context.switchToHttp().getResponse());
+    return next.handle().pipe(tap((page: { next_cursor?: string | null } | undefined) => links.next(page?.next_cursor ?? null)));
   }
 }
 
