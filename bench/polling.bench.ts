@@ -97,10 +97,10 @@ async function seed(db: DataSource, tenant: Tenant): Promise<void> {
 
 /** The cursor that asks for the last page of `PAGE` rows: the key of the row just before it. */
 async function lastPageCursor(db: DataSource, table: string, projectId: string): Promise<string> {
-  const [row] = await db.query(`SELECT created_at::text AS t, id::text AS i FROM ${table} WHERE project_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`, [
-    projectId,
-    ROWS - PAGE - 1,
-  ]);
+  const [row] = await db.query(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS t, id::text AS i FROM ${table} WHERE project_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+    [projectId, ROWS - PAGE - 1],
+  );
   return encodePageCursor({ createdAt: row.t, id: row.i });
 }
 

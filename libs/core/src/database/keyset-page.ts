@@ -13,7 +13,7 @@ import { columnOf, hotQuery, selectAll } from './hot-queries';
 
 /** Where a page starts: the sort key of the last row of the previous page. */
 export interface PageKey {
-  /** created_at as PostgreSQL prints a timestamptz: microseconds kept, which a JS Date would drop. */
+  /** created_at in UTC as `YYYY-MM-DD HH:MM:SS.ffffff+00`: microseconds kept, which a JS Date would drop. */
   createdAt: string;
   id: string;
 }
@@ -33,8 +33,8 @@ export interface RowsPage<E> {
   next: PageKey | null;
 }
 
-/** What PostgreSQL prints for a timestamptz (ISO DateStyle), and nothing else: a cursor is checked before it reaches SQL. */
-const TIMESTAMPTZ = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/;
+/** A key's created_at as keysetPage writes it, and nothing else: a cursor is checked before it reaches SQL. */
+const TIMESTAMPTZ = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT = /^\d{1,9}$/;
 
@@ -79,7 +79,8 @@ export async function keysetPage<E extends ObjectLiteral>(
   }
   params.push(request.limit + 1);
   const sql =
-    `${selectAll(dataSource, entity).replace(/ FROM /, `, ${col('createdAt')}::text AS "${KEY_ALIAS}" FROM `)}` +
+    // UTC to the microsecond, spelled the same whatever the session's TimeZone and DateStyle.
+    `${selectAll(dataSource, entity).replace(/ FROM /, `, to_char(${col('createdAt')} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00' AS "${KEY_ALIAS}" FROM `)}` +
     `${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${col('createdAt')} DESC, ${col('id')} DESC LIMIT $${params.length}`;
   const found = await hotQuery<E & { [KEY_ALIAS]: string }>(dataSource, sql, params);
   const more = found.length > request.limit;
