@@ -171,10 +171,10 @@ async function instanceTables(db: DataSource): Promise<string[]> {
 }
 
 /**
- * Removes what creates left: the tenant's instances, their address leases,
- * outbox rows and rows of other tables that name them, and the queued jobs.
- * Vacuumed so that the next case starts from the same table state (the
- * address lease scans the leased addresses).
+ * Removes what creates left: the tenant's instances, any address leases a
+ * worker gave them, outbox rows and rows of other tables that name them, and
+ * the queued jobs. Vacuumed so that the next case starts from the same table
+ * state.
  */
 async function removeCreated(db: DataSource, queue: Queue, tenant: Tenant): Promise<number> {
   await settle(db, tenant);

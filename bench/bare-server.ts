@@ -10,8 +10,9 @@
  *   POST /v1/instances
  *                   image, flavor, network, keypair and default security
  *                   group lookups in parallel (CatalogLookups.require*);
- *                   one transaction: address lease (leaseAddress), the
- *                   existence check TypeORM's save() makes, instance insert,
+ *                   one transaction: the existence check TypeORM's save()
+ *                   makes, instance insert (no address: the worker has the
+ *                   network driver assign it),
  *                   outbox insert (OutboxService.write), the generated proxy
  *                   host (ProxyHostLifecycle.insert: insert, refreshInstanceDomains,
  *                   notifyEdge), the re-read of the row; after commit
@@ -22,7 +23,7 @@
  * 0.3, logging: ['query'] on a DataSource given to the services), and the
  * hot reads' (libs/core/src/database/hot-queries.ts: the flavors page and the
  * catalog lookups) printed from selectAll and hotFindOne; all are copied verbatim
- * below; leaseAddress, refreshInstanceDomains, notifyEdge and
+ * below; refreshInstanceDomains, notifyEdge and
  * ApiKeyHasher are the project's own code, imported by relative path so that
  * no framework module is loaded here. If the services change their queries,
  * update these: the bench compares what one create of each server leaves in
@@ -38,7 +39,6 @@ import Fastify, { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
-import { leaseAddress } from '../libs/core/src/addresses/address-pool';
 import { refreshInstanceDomains } from '../libs/core/src/dns/instance-domains';
 import { notifyEdge } from '../libs/core/src/edge/edge-channel';
 import { generatedLabel } from '../libs/core/src/instances/instance.lifecycle';
@@ -157,7 +157,6 @@ app.post('/v1/instances', async (req, reply) => {
   try {
     await client.query('START TRANSACTION');
     const manager = { query: async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows };
-    const address = await leaseAddress(manager as unknown as EntityManager, network.cidr, 'instance', id);
     await client.query(SQL.instanceExists, [id]);
     await client.query(SQL.insertInstance, [
       id,
@@ -173,10 +172,10 @@ app.post('/v1/instances', async (req, reply) => {
       port,
       dto.dname ?? null,
       dto.user_data ?? null,
-      address,
+      null,
       'BUILD',
       null,
-      JSON.stringify({ isPublic: 'false', enableSSH: 'false', privateIp: address }),
+      JSON.stringify({ isPublic: 'false', enableSSH: 'false' }),
       1,
       new Date(Date.now() + buildDeadlineMs),
     ]);

@@ -1,5 +1,6 @@
 import { ManagedDatabase } from '@stratus/core';
 import {
+  addressHeld,
   createManaged,
   databaseServersUnder,
   DB_PLACEMENT,
@@ -39,7 +40,7 @@ describe(`managed PostgreSQL (/v1/databases) on the ${providerUnderTest()} provi
       expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`postgres-${ready.id}`)).toBe(false);
     });
     expect(existsSync(join(s.stack.env.DATA_DIR, 'databases', `postgres-${ready.id}`))).toBe(false);
-    expect(await s.db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [`postgres-${ready.id}`])).toHaveLength(0);
+    expect(await addressHeld(s.db, s.stack.env.DATA_DIR, `postgres-${ready.id}`)).toBeNull();
   }
 
   it.each(['16', '15', '14'])('PostgreSQL %s: create, ready, connect with the returned password, write, read, delete', async (version) => {

@@ -10,7 +10,6 @@ import {
   ManagedDatabase,
   OutboxEntry,
   SecurityGroup,
-  withFreeAddress,
 } from '@stratus/core';
 import { createTenant, saveBareInstance, testDataSource } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
@@ -165,18 +164,5 @@ describe('hot queries', () => {
     expect(await db.transaction((m) => compareAndSet(m, DATABASE_CAS, row.id, 'ready', 'deleting', 1))).toBe(true);
     const moved = await db.getRepository(ManagedDatabase).findOneByOrFail({ id: row.id });
     expect([moved.status, moved.floatingIp]).toEqual(['deleting', '127.99.2.3']);
-  });
-
-  it('withFreeAddress tells a taken address by the migrated primary key and reads the pool again', async () => {
-    const pool = '127.99.3.0/29';
-    let calls = 0;
-    const got = await withFreeAddress(db, pool, async (address) => {
-      calls++;
-      // A concurrent create leases this very address first.
-      if (calls === 1) await insertTogether(db, [{ entity: AddressLease, values: { address, resourceKind: 'test', resourceId: `hot-${randomUUID()}` } }]);
-      await insertTogether(db, [{ entity: AddressLease, values: { address, resourceKind: 'test', resourceId: `hot-${randomUUID()}` } }]);
-      return address;
-    });
-    expect([calls, got]).toEqual([2, '127.99.3.2']);
   });
 });

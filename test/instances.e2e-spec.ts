@@ -1,5 +1,18 @@
 import { Instance } from '@stratus/core';
-import { DEMO_INSTANCE, instanceLeadersUnder, itReal, providerUnderTest, realResources, saveBareInstance, useSuite, waitFor, waitForInstance, whenReal } from '@stratus/testing';
+import {
+  addressHeld,
+  DEMO_INSTANCE,
+  instanceLeadersUnder,
+  itReal,
+  providerUnderTest,
+  realResources,
+  saveBareInstance,
+  useSuite,
+  waitFor,
+  waitForInstance,
+  whenReal,
+  withFullNetwork,
+} from '@stratus/testing';
 import { join } from 'node:path';
 
 describe(`compute instances on the ${providerUnderTest()} provider`, () => {
@@ -72,6 +85,25 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
     expect(failed.status_reason).toContain('about to fail');
   });
 
+  // Filling the network takes the local provider's leases (the contract suite has the fake's full network).
+  itReal('ends in ERROR with a reason naming the network when it has no free address; a later create gets one', async () => {
+    const [{ cidr }] = await s.db.query(`SELECT cidr FROM networks WHERE id = 'private'`);
+    const created = await withFullNetwork(s.db, cidr, async () => {
+      const res = await s.api.post('/v1/instances', { name: 'no-room', ...DEMO_INSTANCE });
+      // Accepted: the network assigns addresses in the worker, as a cloud's port create does.
+      expect(res.status).toBe(202);
+      const failed = await waitForInstance(s.api, res.body.id, ['ERROR', 'ACTIVE']);
+      expect([failed.status, failed.status_reason]).toEqual(['ERROR', `network private has no free address left (${cidr}); delete a server on it or use another network`]);
+      expect(failed.metadata.privateIp).toBeUndefined();
+      expect((await s.api.get(`/v1/instances/${res.body.id}`)).body.address).toBeNull();
+      return res.body;
+    });
+    expect(await addressHeld(s.db, s.stack.env.DATA_DIR, created.id)).toBeNull();
+    const next = await s.api.post('/v1/instances', { name: 'room-again', ...DEMO_INSTANCE });
+    expect((await waitForInstance(s.api, next.body.id)).metadata.privateIp).toEqual(expect.any(String));
+    for (const id of [created.id, next.body.id]) expect((await s.api.delete(`/v1/instances/${id}`)).status).toBe(204);
+  });
+
   /**
    * Resolves once the worker has judged every live instance against what its provider
    * runs, twice over: a row with nothing behind it, ACTIVE, goes SHUTOFF at a sweep
@@ -133,8 +165,8 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
       await expect(fetch(`http://${active.metadata.privateIp}:3000/`)).rejects.toThrow();
     });
     expect((await s.api.get(`/v1/instances/${created.body.id}`)).status).toBe(404);
-    // Its address went back to the pool.
-    expect(await s.db.query('SELECT 1 FROM address_leases WHERE resource_id = $1', [created.body.id])).toHaveLength(0);
+    // Its address went back to the network.
+    expect(await addressHeld(s.db, s.stack.env.DATA_DIR, created.body.id)).toBeNull();
   });
 
   describe('project scoping', () => {

@@ -1728,7 +1728,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description status building */
+      /** @description status building. The worker has the network assign its address (metadata.privateIp, and address in the detail, appear then); a network with no free address left ends it in ERROR with a status_reason naming the network */
       202: {
         headers: {
           [name: string]: unknown;
@@ -1810,6 +1810,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description address is null (and metadata.privateIp absent) until the network assigned it */
       200: {
         headers: {
           /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
@@ -3378,7 +3379,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s) */
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
           [name: string]: unknown;
@@ -3710,7 +3711,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s) */
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
           [name: string]: unknown;
@@ -4042,7 +4043,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s) */
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
           [name: string]: unknown;

@@ -1,4 +1,4 @@
-import { Instance, leaseAddress, OutboxEntry } from '@stratus/core';
+import { Instance, OutboxEntry } from '@stratus/core';
 import { resourceJobId } from '@stratus/queue';
 import { createTenant, Tenant, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +24,6 @@ describe('transactional outbox', () => {
     // What the API writes in its transaction, with the process "crashing" before the direct enqueue.
     const id = randomUUID();
     await db.transaction(async (m) => {
-      const address = await leaseAddress(m, stack.env.LOCAL_ADDRESS_POOL, 'instance', id);
       await m.getRepository(Instance).insert({
         id,
         projectId: tenant.projectId,
@@ -35,9 +34,10 @@ describe('transactional outbox', () => {
         networkId: 'private',
         keypairName: 'default',
         securityGroupIds: ['sg-default'],
-        address,
+        // The worker's job has the network assign it.
+        address: null,
         status: 'BUILD',
-        metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },
+        metadata: { isPublic: 'false', enableSSH: 'false' },
         generation: 1,
         buildDeadline: new Date(Date.now() + 600_000),
       });

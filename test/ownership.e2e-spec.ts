@@ -1,4 +1,4 @@
-import { DB_PLACEMENT, DEMO_INSTANCE, HttpClient, saveBareInstance, useSuite, waitFor, waitForDatabaseGone, waitForInstance } from '@stratus/testing';
+import { DB_PLACEMENT, DEMO_INSTANCE, HttpClient, saveBareInstance, useSuite, waitFor, waitForDatabase, waitForDatabaseGone, waitForInstance } from '@stratus/testing';
 import { AddressInfo, connect, createServer, Server } from 'node:net';
 
 /** Whether a TCP connection to 127.0.0.1:port reaches the instance behind a route (demo-web names itself). */
@@ -59,8 +59,9 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     const cache = await s.api.post('/v1/cache', { name: 'a-cache', ...DB_PLACEMENT });
     expect(cache.status).toBe(202);
     cacheId = cache.body.id;
-    [{ address: cacheAddress }] = await s.db.query('SELECT host(address) AS address FROM managed_databases WHERE id = $1', [cache.body.id]);
     instance = await waitForInstance(s.api, created.body.id);
+    // The worker has the network assign it.
+    cacheAddress = (await waitForDatabase(s.api, 'cache', cacheId)).floating_ip;
 
     volume = (await a.post('/api/cloud/volumes/create', { name: 'a-data', size: 1 })).body;
     await waitFor("A's volume to be available", async () => (await a.get('/api/cloud/volumes/list')).body.find((v: any) => v.id === volume.id && v.status === 'available'), {
@@ -152,12 +153,26 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     });
 
     it('a route to an address of the pool no resource holds', async () => {
-      const leased = new Set((await s.db.query('SELECT host(address) AS a FROM address_leases')).map((r: any) => r.a));
-      const unleased = [`${pool.prefix}.200.200`, `${pool.prefix}.0.250`].filter((x) => !leased.has(x));
-      expect(unleased.length).toBeGreaterThan(0);
-      for (const address of unleased) {
+      const held = new Set(
+        (await s.db.query('SELECT host(address) AS a FROM instances WHERE address IS NOT NULL UNION SELECT host(address) FROM managed_databases WHERE address IS NOT NULL')).map(
+          (r: any) => r.a,
+        ),
+      );
+      const unheld = [`${pool.prefix}.200.200`, `${pool.prefix}.0.250`].filter((x) => !held.has(x));
+      expect(unheld.length).toBeGreaterThan(0);
+      for (const address of unheld) {
         await refusedRoute(a, address, 3000, notOurs);
         await refusedRoute(b, address, 3000, notOurs);
+      }
+    });
+
+    it('a route to the address of an instance that is being deleted', async () => {
+      // As the worker leaves it between taking the server down and giving the address back.
+      const leaving = await saveBareInstance(s.db, { projectId: s.owner.projectId, userId: s.owner.userId, status: 'DELETING', address: `${pool.prefix}.200.201` });
+      try {
+        await refusedRoute(a, `${pool.prefix}.200.201`, 3000, notOurs);
+      } finally {
+        await s.db.query('DELETE FROM instances WHERE id = $1', [leaving.id]);
       }
     });
 
@@ -171,9 +186,18 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
       const before = (await s.db.query('SELECT count(*)::int AS n FROM proxy_hosts'))[0].n;
       const foreign = await b.post('/api/cloud/dns/create', { instanceId: instance.id, forwardPort: 3000 });
       expect([foreign.status, foreign.body.error.code]).toEqual([403, 'forbidden']);
-      const bare = await saveBareInstance(s.db, { projectId: s.other.projectId, userId: s.other.userId });
-      const unleased = await b.post('/api/cloud/dns/create', { instanceId: bare.id, forwardPort: 3000 });
-      expect([unleased.status, unleased.body.error.message]).toEqual([400, `instanceId: instance ${bare.id} holds no address now (it is being deleted)`]);
+      // As the api commits a new instance: the worker has not had the network assign its address yet.
+      const bare = await saveBareInstance(s.db, { projectId: s.other.projectId, userId: s.other.userId, status: 'BUILD', address: null });
+      const unassigned = await b.post('/api/cloud/dns/create', { instanceId: bare.id, forwardPort: 3000 });
+      expect([unassigned.status, unassigned.body.error.message]).toEqual([
+        400,
+        `instanceId: instance ${bare.id} has no address yet (it is being built); try again once metadata.privateIp is set`,
+      ]);
+      const leaving = await saveBareInstance(s.db, { projectId: s.other.projectId, userId: s.other.userId, status: 'DELETING' });
+      const released = await b.post('/api/cloud/dns/create', { instanceId: leaving.id, forwardPort: 3000 });
+      expect([released.status, released.body.error.message]).toEqual([400, `instanceId: instance ${leaving.id} holds no address now (it is being deleted)`]);
+      // Before the worker's sweep builds or tears down what it takes for real rows.
+      await s.db.query('DELETE FROM instances WHERE id = ANY($1)', [[bare.id, leaving.id]]);
       expect((await s.db.query('SELECT count(*)::int AS n FROM proxy_hosts'))[0].n).toBe(before);
     });
 
@@ -206,10 +230,13 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
   // Last: it deletes A's cache.
   it('a route goes with the resource it reaches: its address may be leased next to another project', async () => {
     const port = routePort + 2;
-    expect((await a.post('/api/cloud/gateway/create', { targetIp: cacheAddress, targetPort: 6379, protocol: 'tcp', port })).status).toBe(200);
+    const route = await a.post('/api/cloud/gateway/create', { targetIp: cacheAddress, targetPort: 6379, protocol: 'tcp', port });
+    expect(route.status).toBe(200);
     expect((await s.api.delete(`/v1/cache/${cacheId}`)).status).toBe(204);
     await waitForDatabaseGone(s.api, 'cache', cacheId);
     expect((await s.db.query('SELECT 1 FROM gateway_routes WHERE port = $1', [port])).length).toBe(0);
+    // Its listener went before the address was released, not after.
+    expect((await s.db.query('SELECT 1 FROM load_balancers WHERE id = $1', [`route-${route.body.id}`])).length).toBe(0);
     expect((await a.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
     // The edge stops listening at its next resync at the latest.
     await waitFor('the edge to close the port', () => refused(port), { timeoutMs: 60_000 });

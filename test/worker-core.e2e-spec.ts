@@ -28,12 +28,14 @@ describe("the worker's resource lives", () => {
     const lives = worker.get(InstanceLifecycle);
     const created = await lives.create({ name: 'member-1', ...DEMO_INSTANCE }, { projectId: s.owner.projectId, userId: s.owner.userId });
     expect(created).toMatchObject({ status: 'BUILD', projectId: s.owner.projectId, name: 'member-1' });
-    // Row, lease and proxy host in one transaction with the job.
+    // Row and proxy host in one transaction with the job; the address comes with the job.
+    expect(created.address).toBeNull();
     expect(await s.db.getRepository(Instance).existsBy({ id: created.id })).toBe(true);
     expect(await s.db.getRepository(ProxyHost).countBy({ instanceId: created.id })).toBe(1);
 
     const active = await waitForInstance(s.api, created.id);
     expect(active.status).toBe('ACTIVE');
+    expect((await s.db.getRepository(Instance).findOneByOrFail({ id: created.id })).address).toBe(active.metadata.privateIp);
   });
 
   it('refuses as the api does, with a domain error naming the field', async () => {

@@ -53,11 +53,15 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
   let output = '';
   const backends: Server[] = [];
   const driver = new LocalLoadBalancerDriver(() => ds);
+  let range: { from: number; to: number };
+  /** The driver as the worker has it: the gateway's range, and a watch on the edge's verdicts. */
+  let gatewayDriver: LocalLoadBalancerDriver;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'stratus-edge-lb-'));
     ds = await migrate(loadConfig({ ...env, DATABASE_URL: url.toString() }));
-    const range = await freePortRange(2);
+    range = await freePortRange(2);
+    gatewayDriver = new LocalLoadBalancerDriver(() => ds, { host: HOST, range }, url.toString());
     edge = spawn(process.execPath, ['-r', './scripts/paths.js', 'dist/apps/edge/src/main.js'], {
       cwd: REPO_ROOT,
       env: {
@@ -65,6 +69,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
         ...env,
         DATABASE_URL: url.toString(),
         DATA_DIR: dir,
+        GATEWAY_HOST: HOST,
         GATEWAY_PORT_RANGE: `${range.from}-${range.to}`,
         EDGE_HTTP_PORT: String(await freePort()),
         // Backend health reaches the table at each apply: a resync often enough for a test.
@@ -117,5 +122,39 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
 
     await driver.deleteListener(id);
     await waitFor('the listener to be gone', async () => (await knock(port)) === 'refused', { timeoutMs: 30_000 });
+  });
+
+  it("serves a listener on the gateway's range from the gateway HAProxy once it has its backend, and says so on the watch", async () => {
+    const target = await namedBackend('gw');
+    backends.push(target.server);
+    const heard: string[] = [];
+    const stop = gatewayDriver.watch((x) => heard.push(x));
+    try {
+      const id = 'route-edge-spec';
+      await gatewayDriver.ensureListener({ id, address: HOST, port: range.from, protocol: 'tcp', check: { kind: 'connect' } });
+      expect(await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id])).toEqual([{ gateway: true }]);
+      // No backend yet: nothing to serve, neither bound nor failed (seen by two resyncs, so one began after the write).
+      const heartbeatAfter = async (t: Date) =>
+        waitFor('an apply of the edge', async () => (await ds.query(`SELECT heartbeat_at FROM edge_nodes WHERE heartbeat_at > $1`, [t]))[0]?.heartbeat_at as Date | undefined, {
+          timeoutMs: 30_000,
+          intervalMs: 20,
+        });
+      const [{ now }] = await ds.query(`SELECT now()`);
+      await heartbeatAfter(await heartbeatAfter(now));
+      expect((await gatewayDriver.observe(id))?.status).toBe('pending');
+      expect(await knock(range.from)).toBe('refused');
+
+      await gatewayDriver.addBackend(id, { address: HOST, port: target.port });
+      await waitFor('the gateway to serve it', async () => (await gatewayDriver.observe(id))?.status === 'ok', { timeoutMs: 30_000 }).catch((err: Error) => {
+        throw new Error(`${err.message}; the edge said: ${output.slice(-2_000)}`);
+      });
+      expect(await knock(range.from)).toBe('gw');
+      await waitFor('the verdict on the watch', () => heard.includes(id), { timeoutMs: 30_000 });
+
+      await gatewayDriver.deleteListener(id);
+      await waitFor('the port to close', async () => (await knock(range.from)) === 'refused', { timeoutMs: 30_000 });
+    } finally {
+      stop();
+    }
   });
 });

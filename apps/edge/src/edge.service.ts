@@ -1,4 +1,4 @@
-import { AppConfig, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratus/core';
+import { AppConfig, BALANCER_STATUS_CHANNEL, CertificateVault, createLogger, EDGE_CHANNEL } from '@stratus/core';
 import { cpus, hostname } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -8,21 +8,18 @@ import { EdgeLog } from './haproxy.process';
 import { HostRouter } from './host-router';
 import { LoadBalancerRouter } from './load-balancer-router';
 
-/** The edge's word on one route: 'ok' once it serves, else why not. */
-interface Verdict {
-  id: string;
-  port: number;
-  result: string;
-}
+/** A listener's verdict while it has nothing to serve yet (a gateway listener without its backend): neither bound nor failed. */
+const PENDING = 'pending';
 
 /**
- * The edge: reads the desired routes and proxy hosts from PostgreSQL
- * (LISTEN for prompt changes, plus a full resync on a timer), hands the
- * routes to the gateway's HAProxy (gateway-router.ts), the proxy hosts
- * to the HTTP listener's (host-router.ts) and the load balancers to theirs
+ * The edge: reads the desired load balancers and proxy hosts from
+ * PostgreSQL (LISTEN for prompt changes, plus a full resync on a timer),
+ * hands the gateway's listeners (gateway routes, one backend each) to the
+ * gateway's HAProxy (gateway-router.ts), the proxy hosts to the HTTP
+ * listener's (host-router.ts) and the other load balancers to theirs
  * (load-balancer-router.ts), and writes back what is bound
- * (gateway_routes.bound_at, load_balancers.bound_at, edge_nodes) and what
- * HAProxy says of each load-balancer backend. No traffic passes through this
+ * (load_balancers.bound_at / bind_error, edge_nodes) and what HAProxy says
+ * of each load-balancer backend. No traffic passes through this
  * process: when PostgreSQL, the api or the worker stop, both HAProxy
  * processes keep serving the last state.
  */
@@ -126,42 +123,71 @@ export class EdgeService {
   private async loadAndApply(): Promise<void> {
     const db = this.db;
     if (!db) return;
-    const [routes, hosts, listeners, backends] = await Promise.all([
+    const [hosts, listeners, backends] = await Promise.all([
+      // An instance has no address until the worker's create job has one assigned, nor after its delete gave it back.
+      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id WHERE i.address IS NOT NULL`),
+      // Newest first: of two gateway listeners on one port (a route deleted and made again before the old listener went), the new route's serves.
       db.query(
-        `SELECT r.id, r.port, r.target_ip, r.target_port, r.certificate_id, c.cert_pem, c.key_encrypted
-         FROM gateway_routes r LEFT JOIN certificates c ON c.id = r.certificate_id ORDER BY r.port`,
+        `SELECT l.id, host(l.address) AS address, l.port, l.protocol, l.hosts, l.health_check, l.gateway, l.certificate_id, c.cert_pem, c.key_encrypted
+         FROM load_balancers l LEFT JOIN certificates c ON c.id = l.certificate_id ORDER BY l.created_at DESC, l.id`,
       ),
-      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`),
-      db.query(`SELECT id, host(address) AS address, port, protocol, hosts, health_check FROM load_balancers ORDER BY id`),
       // A removing backend is handed over as absent: the router drains it and deletes it once it is empty.
       db.query(`SELECT listener_id, host(address) AS address, port, state FROM load_balancer_backends WHERE state <> 'removing' ORDER BY listener_id, address, port`),
     ]);
-    const routeSpecs: RouteSpec[] = [];
-    /** Routes that cannot be handed to HAProxy, and why. */
-    const unusable: Verdict[] = [];
-    for (const r of routes.rows) {
-      let tls: RouteSpec['tls'] = null;
-      if (r.certificate_id !== null) {
-        try {
-          tls = { certPem: r.cert_pem, keyPem: this.vault.open(r.key_encrypted) };
-        } catch (err) {
-          this.log('error', 'cannot decrypt the key of a certificate', { certificate_id: r.certificate_id, err: String(err) });
-          unusable.push({ id: r.id, port: r.port, result: `the key of certificate ${r.certificate_id} cannot be decrypted with this edge's secrets` });
-          continue;
-        }
-      }
-      routeSpecs.push({ id: r.id, port: r.port, targetIp: r.target_ip, targetPort: r.target_port, tls });
-    }
+    const backendsOf = (id: string) => backends.rows.filter((b) => b.listener_id === id);
+    const { routes: routeSpecs, verdicts } = this.gatewayRoutes(
+      listeners.rows.filter((l) => l.gateway),
+      backendsOf,
+    );
     const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
-    const balancerSpecs: BalancerSpec[] = listeners.rows.map((l) => ({
-      listener: { id: l.id, address: l.address, port: l.port, protocol: l.protocol, hosts: l.hosts, check: l.health_check },
-      backends: backends.rows.filter((b) => b.listener_id === l.id).map((b) => ({ address: b.address, port: b.port, state: b.state })),
-    }));
+    const balancerSpecs: BalancerSpec[] = listeners.rows
+      .filter((l) => !l.gateway)
+      .map((l) => ({
+        listener: { id: l.id, address: l.address, port: l.port, protocol: l.protocol, hosts: l.hosts, check: l.health_check },
+        backends: backendsOf(l.id).map((b) => ({ address: b.address, port: b.port, state: b.state })),
+      }));
     // Side by side: the gateway's first start (the whole range) does not hold up the HTTP listener.
     const [results, , balanced] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs), this.balancers.apply(balancerSpecs)]);
     this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
-    await this.record([...routeSpecs.map((r) => ({ id: r.id, port: r.port, result: results[r.port] })), ...unusable]);
+    for (const r of routeSpecs) verdicts[r.id] = results[r.port];
+    await this.recordGateway(verdicts);
     await this.recordBalancers(balanced);
+  }
+
+  /**
+   * The gateway's listeners as routes of its HAProxy: each forwards to its
+   * one active backend, with its certificate's PEMs when it terminates TLS.
+   * A listener that cannot be handed over gets its verdict here: 'pending'
+   * without a backend yet, why not otherwise.
+   */
+  private gatewayRoutes(listeners: Array<Record<string, any>>, backendsOf: (id: string) => Array<Record<string, any>>): { routes: RouteSpec[]; verdicts: Record<string, string> } {
+    const routes: RouteSpec[] = [];
+    const verdicts: Record<string, string> = {};
+    const ports = new Set<number>();
+    for (const l of listeners) {
+      if (ports.has(l.port)) {
+        verdicts[l.id] = `the port is another gateway listener's`;
+        continue;
+      }
+      ports.add(l.port);
+      const backend = backendsOf(l.id).find((b) => b.state === 'active');
+      if (!backend) {
+        verdicts[l.id] = PENDING;
+        continue;
+      }
+      let tls: RouteSpec['tls'] = null;
+      if (l.certificate_id !== null) {
+        try {
+          tls = { certPem: l.cert_pem, keyPem: this.vault.open(l.key_encrypted) };
+        } catch (err) {
+          this.log('error', 'cannot decrypt the key of a certificate', { certificate_id: l.certificate_id, err: String(err) });
+          verdicts[l.id] = `the key of certificate ${l.certificate_id} cannot be decrypted with this edge's secrets`;
+          continue;
+        }
+      }
+      routes.push({ id: l.id, port: l.port, targetIp: backend.address, targetPort: backend.port, tls });
+    }
+    return { routes, verdicts };
   }
 
   /**
@@ -172,12 +198,8 @@ export class EdgeService {
     const db = this.db;
     if (!db) return;
     for (const [id, result] of Object.entries(results)) {
-      const changed = await db.query(
-        `UPDATE load_balancers SET bound_at = CASE WHEN $2::text = 'ok' THEN COALESCE(bound_at, now()) END, bind_error = NULLIF($2::text, 'ok')
-         WHERE id = $1 AND (bind_error IS DISTINCT FROM NULLIF($2::text, 'ok') OR ($2::text = 'ok' AND bound_at IS NULL))`,
-        [id, result],
-      );
-      if (changed.rowCount && result !== 'ok') this.log('warn', 'load balancer not serving', { id, error: result });
+      const changed = await this.recordVerdict(db, id, result);
+      if (changed && result !== 'ok') this.log('warn', 'load balancer not serving', { id, error: result });
       const seen = await this.balancers.observe(id);
       if (!seen || seen.status !== 'ok') continue;
       const held = seen.backends.map((b) => `${b.address}/${b.port}`);
@@ -204,25 +226,34 @@ export class EdgeService {
   }
 
   /**
-   * Writes what is bound: routes that serve get bound_at, the others their
-   * error. By route id: the port may have a newer route by now, which this
-   * apply has not seen.
+   * Writes the gateway's verdicts on its listeners (by listener id: the port
+   * may have a newer listener by now, which this apply has not seen), and
+   * drops the backends the driver removed: a gateway route's connections go
+   * with its change, so there is nothing to drain.
    */
-  private async record(verdicts: Verdict[]): Promise<void> {
+  private async recordGateway(verdicts: Record<string, string>): Promise<void> {
     const db = this.db;
     if (!db) return;
-    const bound = verdicts.filter((v) => v.result === 'ok').map((v) => v.id);
-    await db.query(
-      `UPDATE gateway_routes SET bound_at = COALESCE(bound_at, now()), bind_error = NULL
-       WHERE id = ANY($1::uuid[]) AND (bound_at IS NULL OR bind_error IS NOT NULL)`,
-      [bound],
-    );
-    for (const { id, port, result } of verdicts) {
-      if (result === 'ok') continue;
-      const changed = await db.query(`UPDATE gateway_routes SET bound_at = NULL, bind_error = $2 WHERE id = $1 AND bind_error IS DISTINCT FROM $2`, [id, result]);
-      if (changed.rowCount) this.log('warn', 'gateway listener not bound', { port, error: result });
+    for (const [id, result] of Object.entries(verdicts)) {
+      const changed = await this.recordVerdict(db, id, result);
+      if (changed && result !== 'ok' && result !== PENDING) this.log('warn', 'gateway listener not bound', { id, error: result });
     }
+    await db.query(`DELETE FROM load_balancer_backends b USING load_balancers l WHERE l.id = b.listener_id AND l.gateway AND b.state = 'removing'`);
     await this.heartbeat();
+  }
+
+  /** Writes one listener's verdict ('ok', PENDING, or why not); whether it changed. */
+  private async recordVerdict(db: Client, id: string, result: string): Promise<boolean> {
+    const error = result === 'ok' || result === PENDING ? null : result;
+    // Said on BALANCER_STATUS_CHANNEL too: a worker job waiting for this listener looks again at once.
+    const changed = await db.query(
+      `WITH changed AS (
+         UPDATE load_balancers SET bound_at = CASE WHEN $2 THEN COALESCE(bound_at, now()) END, bind_error = $3
+         WHERE id = $1 AND (bind_error IS DISTINCT FROM $3 OR $2 <> (bound_at IS NOT NULL)) RETURNING id)
+       SELECT pg_notify($4, id) FROM changed`,
+      [id, result === 'ok', error, BALANCER_STATUS_CHANNEL],
+    );
+    return !!changed.rowCount;
   }
 
   private async heartbeat(): Promise<void> {

@@ -5,6 +5,9 @@ import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
+import { RouteListeners } from './gateway/route-listeners';
+import { RoutesProcessor } from './gateway/routes.processor';
+import { RoutesReconciler } from './gateway/routes.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
 import { PacketFilterSync } from './security-groups/packet-filter.sync';
@@ -31,6 +34,9 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
     ScheduleKeeper,
     VolumesReconciler,
     VolumesProcessor,
+    RouteListeners,
+    RoutesReconciler,
+    RoutesProcessor,
   ],
 })
 export class WorkerModule {

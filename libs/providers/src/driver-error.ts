@@ -9,8 +9,9 @@ export class DriverError extends Error {
   constructor(
     readonly code: DriverErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'DriverError';
   }
 

@@ -3,6 +3,7 @@ export * from './catalog.driver';
 export * from './compute.driver';
 export * from './volume.driver';
 export * from './load-balancer.driver';
+export * from './network.driver';
 export * from './providers.module';
 export * from './provider-registry';
 export { LOCAL_HOOKS } from './local/local-hooks';

@@ -28,6 +28,11 @@ export interface ListenerSpec {
   protocol: 'tcp' | 'http';
   /** For `http`: the Host names (lower case, no port) this listener's pool serves. */
   hosts?: string[];
+  /**
+   * For `tcp`: the listener terminates TLS with this certificate (the id of a
+   * stored certificate, its key kept by the provider) and forwards plain TCP.
+   */
+  tls?: { certificateId: number };
   check: HealthCheckSpec;
 }
 
@@ -56,6 +61,8 @@ export interface ObservedListener {
   /** 'ok' while the listener serves, 'pending' before the balancer took it up, else why it does not. */
   status: string;
   backends: ObservedBackend[];
+  /** The listener as the provider holds it, when it can say: what a reconciler compares with what it wants. */
+  spec?: ListenerSpec;
 }
 
 /**
@@ -78,6 +85,15 @@ export interface LoadBalancerDriver {
   removeBackend(listenerId: string, backend: BackendSpec): Promise<void>;
   /** null when the listener does not exist. */
   observe(id: string): Promise<ObservedListener | null>;
+  /** The ids of the listeners that exist and start with `prefix`: what a reconciler compares with its records. */
+  listenerIds(prefix: string): Promise<string[]>;
+  /**
+   * Optional: calls `onChange` with a listener's id as soon as what
+   * `observe` says of it may have changed, for a caller that would otherwise
+   * poll; returns what stops it. A provider that cannot say leaves it out.
+   * A notice may be missed (a reconnect), so callers still poll, slowly.
+   */
+  watch?(onChange: (id: string) => void): () => void;
 }
 
 export const LOAD_BALANCER_DRIVER = Symbol('LOAD_BALANCER_DRIVER');
@@ -95,6 +111,10 @@ export function invalidListener(l: ListenerSpec): string | null {
   if (l.protocol === 'http' && !(l.hosts ?? []).every((h) => HOST.test(h))) return 'invalid host name';
   if (l.check.kind !== 'connect' && l.check.kind !== 'http') return `invalid health check ${JSON.stringify(l.check.kind)}`;
   if (l.check.kind === 'http' && !CHECK_PATH.test(l.check.path ?? '')) return 'invalid health check path';
+  if (l.tls !== undefined) {
+    if (l.protocol !== 'tcp') return 'TLS is terminated only by tcp listeners';
+    if (!Number.isInteger(l.tls?.certificateId) || l.tls.certificateId < 1) return 'invalid certificate id';
+  }
   for (const n of [l.check.intervalMs, l.check.fall, l.check.rise]) if (n !== undefined && (!Number.isInteger(n) || n < 1)) return 'invalid health check timing';
   return null;
 }

@@ -21,6 +21,11 @@ export interface JobCatalog {
   'volume.detach': { volumeId: string; generation: number };
   'volume.delete': { volumeId: string; generation: number };
   'volumes.reconcile': Record<string, never>;
+  /** A gateway route's listener made real; routes never change, so their generation is always 1. */
+  'route.apply': { routeId: string; generation: number };
+  /** Written by a trigger on every removal of a route (migration RouteListeners): keep name, id and payload as it writes them. */
+  'route.delete': { routeId: string; generation: number };
+  'routes.reconcile': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -40,6 +45,9 @@ export const JOB_QUEUE = {
   'volume.detach': QUEUES.volumes,
   'volume.delete': QUEUES.volumes,
   'volumes.reconcile': QUEUES.maintenance,
+  'route.apply': QUEUES.routes,
+  'route.delete': QUEUES.routes,
+  'routes.reconcile': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

@@ -7,6 +7,7 @@ export const QUEUES = {
   maintenance: 'maintenance',
   volumes: 'volumes',
   databases: 'databases',
+  routes: 'routes',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

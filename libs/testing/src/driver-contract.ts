@@ -7,6 +7,7 @@ import {
   InstanceSpec,
   ListenerSpec,
   LoadBalancerDriver,
+  NetworkDriver,
   ObservedDatabaseServer,
   ObservedInstance,
   VolumeDriver,
@@ -47,6 +48,11 @@ export interface DriverContractSubject {
     ensureHalfway(spec: DatabaseServerSpec): Promise<void>;
     /** A spec whose server exits while it starts. */
     failingStartSpec(): Promise<DatabaseServerSpec>;
+  };
+  network: {
+    driver: NetworkDriver;
+    /** A network nothing else uses (a new id and range each call) with this prefix length: 30 holds two addresses. */
+    network(prefixLength: number): { networkId: string; cidr: string };
   };
 }
 
@@ -233,6 +239,67 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
       });
     });
 
+    describe('network', () => {
+      const request = (net: { networkId: string; cidr: string }) => ({ id: randomUUID(), ...net, kind: 'instance' });
+      /** Whether `address` is a host address of `cidr` (IPv4). */
+      const inside = (address: string, cidr: string) => {
+        const number = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+        const [base, bits] = cidr.split('/');
+        const size = 2 ** (32 - Number(bits));
+        const offset = number(address) - number(base);
+        return offset > 0 && offset < size - 1;
+      };
+
+      it('ensureAddress repeated gives the same address of the network, and observe sees it', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const req = request(net);
+        const address = await network.driver.ensureAddress(req);
+        expect(inside(address, net.cidr)).toBe(true);
+        expect(await network.driver.ensureAddress(req)).toBe(address);
+        expect(await network.driver.observe(req.id)).toBe(address);
+        await network.driver.releaseAddress(req.id);
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('two resources never share an address, even when they ask at once', async () => {
+        const { network } = subject();
+        const net = network.network(29);
+        const reqs = Array.from({ length: 6 }, () => request(net));
+        const got = await Promise.all(reqs.map((r) => network.driver.ensureAddress(r)));
+        expect(new Set(got).size).toBe(6);
+        expect(got.every((a) => inside(a, net.cidr))).toBe(true);
+        for (const r of reqs) await network.driver.releaseAddress(r.id);
+      });
+
+      it('release of an address that is gone, or never was, succeeds', async () => {
+        const { network } = subject();
+        const req = request(network.network(29));
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        await network.driver.ensureAddress(req);
+        await network.driver.releaseAddress(req.id);
+        await expect(network.driver.releaseAddress(req.id)).resolves.toBeUndefined();
+        expect(await network.driver.observe(req.id)).toBeNull();
+      });
+
+      it('a full network is a terminal error naming it; a release makes room again', async () => {
+        const { network } = subject();
+        const net = network.network(30);
+        const [a, b, c] = [request(net), request(net), request(net)];
+        const first = await network.driver.ensureAddress(a);
+        await network.driver.ensureAddress(b);
+        const err = await rejection(network.driver.ensureAddress(c));
+        expect(err).toBeInstanceOf(DriverError);
+        expect((err as DriverError).terminal).toBe(true);
+        expect(err.message).toContain(`network ${net.networkId} `);
+        expect(await network.driver.observe(c.id)).toBeNull();
+        await network.driver.releaseAddress(a.id);
+        expect(await network.driver.ensureAddress(c)).toBe(first);
+        await network.driver.releaseAddress(b.id);
+        await network.driver.releaseAddress(c.id);
+      });
+    });
+
     describe('volumes', () => {
       it('create repeated gives one volume; delete repeated succeeds', async () => {
         const { volumes } = subject();
@@ -292,7 +359,15 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
  * a cluster or an HA database relies on when its worker job repeats a step
  * or finds the listener gone. `id` gives a new listener id each call.
  */
-export function loadBalancerContract(name: string, subject: () => { driver: LoadBalancerDriver; id: () => string }): void {
+export function loadBalancerContract(
+  name: string,
+  subject: () => {
+    driver: LoadBalancerDriver;
+    id: () => string;
+    /** Where a TCP listener may terminate TLS, and a certificate it may use. */
+    tls: { address: string; port: number; certificateId: number };
+  },
+): void {
   describe(`load-balancer contract: ${name}`, () => {
     const listener = (id: string): ListenerSpec => ({ id, address: '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: '127.0.0.1', port });
@@ -337,6 +412,38 @@ export function loadBalancerContract(name: string, subject: () => { driver: Load
       await driver.deleteListener(l);
       await driver.deleteListener(l);
       expect(await driver.observe(l)).toBeNull();
+    });
+
+    it('a tcp listener terminates TLS with the certificate it names; observe says so; no other protocol may', async () => {
+      const { driver, id, tls } = subject();
+      const l = id();
+      const spec: ListenerSpec = { ...listener(l), address: tls.address, port: tls.port, tls: { certificateId: tls.certificateId } };
+      await driver.ensureListener(spec);
+      await driver.ensureListener(spec);
+      await driver.addBackend(l, backend(1));
+      const seen = await driver.observe(l);
+      expect(seen!.spec).toMatchObject({ id: l, address: tls.address, port: tls.port, protocol: 'tcp', tls: { certificateId: tls.certificateId } });
+      // Taken off again: the listener forwards plain TCP.
+      await driver.ensureListener({ ...spec, tls: undefined });
+      expect((await driver.observe(l))!.spec?.tls).toBeUndefined();
+      await expect(driver.ensureListener({ ...spec, protocol: 'http', hosts: ['a.example'] })).rejects.toMatchObject({ code: 'invalid' });
+      await expect(driver.ensureListener({ ...spec, tls: { certificateId: 0 } })).rejects.toMatchObject({ code: 'invalid' });
+      await driver.deleteListener(l);
+    });
+
+    it('lists the listeners that exist by id prefix, for a reconciler to compare', async () => {
+      const { driver, id } = subject();
+      const [a, b] = [id(), id()];
+      await driver.ensureListener(listener(a));
+      await driver.ensureListener(listener(b));
+      expect(await driver.listenerIds('')).toEqual(expect.arrayContaining([a, b]));
+      expect(await driver.listenerIds(a)).toContain(a);
+      expect(await driver.listenerIds(a)).not.toContain(b);
+      expect(await driver.listenerIds(`${a}-none`)).toEqual([]);
+      await driver.deleteListener(a);
+      expect(await driver.listenerIds('')).not.toContain(a);
+      expect(await driver.listenerIds('')).toContain(b);
+      await driver.deleteListener(b);
     });
 
     it('refuses what no balancer can be given as invalid, and keeps nothing of it', async () => {

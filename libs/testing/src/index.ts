@@ -15,6 +15,7 @@ export * from './fake-provider/fake-compute.driver';
 export * from './fake-provider/fake-volume.driver';
 export * from './fake-provider/fake-database.driver';
 export * from './fake-provider/fake-load-balancer.driver';
+export * from './fake-provider/fake-network.driver';
 export * from './fake-provider/fake-provider.module';
 export * from './driver-contract';
 export * from './provider-under-test';

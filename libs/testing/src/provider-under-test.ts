@@ -1,4 +1,7 @@
 import { ProviderName } from '@stratus/core';
+import { readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { fakeStateFile } from './fake-provider/fake-provider.module';
 
 /**
  * The provider the e2e suites run the stack's worker on: the `e2e` jest
@@ -36,4 +39,42 @@ Object.assign(itReal, { each: (...table: any[]) => (realResources() ? it.each : 
  */
 export async function whenReal(check: () => unknown): Promise<void> {
   if (realResources()) await check();
+}
+
+/**
+ * The address the stack's network driver holds for `id` (an instance id, or
+ * a database server's key) now, or null: the lease table of the local
+ * provider, or what the fake provider's worker saved in its state file.
+ */
+export async function addressHeld(db: DataSource, dataDir: string, id: string): Promise<string | null> {
+  if (realResources()) {
+    const [row] = await db.query('SELECT host(address) AS address FROM address_leases WHERE resource_id = $1', [id]);
+    return row?.address ?? null;
+  }
+  let state: { addresses?: Record<string, { address: string }> };
+  try {
+    state = JSON.parse(readFileSync(fakeStateFile(dataDir), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  return state.addresses?.[id]?.address ?? null;
+}
+
+/**
+ * Takes every free address of the local provider's `cidr` for the length of
+ * `body` (rows of the lease table under resource ids `fill-<n>`): a network
+ * with no room left. Local provider only.
+ */
+export async function withFullNetwork<T>(db: DataSource, cidr: string, body: () => Promise<T>): Promise<T> {
+  await db.query(
+    `INSERT INTO address_leases (address, resource_kind, resource_id)
+     SELECT host(network($1::cidr) + n)::inet, 'test', 'fill-' || n FROM generate_series(1, $2::int) n ON CONFLICT DO NOTHING`,
+    [cidr, 2 ** (32 - Number(String(cidr).split('/')[1])) - 2],
+  );
+  try {
+    return await body();
+  } finally {
+    await db.query(`DELETE FROM address_leases WHERE resource_id LIKE 'fill-%'`);
+  }
 }

@@ -8,7 +8,9 @@ import { CreateDatabaseDto } from './create-database.dto';
 import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
 
-const CREATED = 'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s)';
+const CREATED =
+  'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
+  'floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network';
 
 @ApiTags('databases')
 @Controller('v1/databases')

@@ -21,7 +21,12 @@ export class InstancesController {
   @Post()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create an instance; it boots asynchronously (poll the list until ACTIVE)' })
-  @ApiAcceptedResponse({ description: 'status building', type: InstanceCreatedView })
+  @ApiAcceptedResponse({
+    description:
+      'status building. The worker has the network assign its address (metadata.privateIp, and address in the detail, appear then); ' +
+      'a network with no free address left ends it in ERROR with a status_reason naming the network',
+    type: InstanceCreatedView,
+  })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown image, flavor, network, keypair or security group' })
   async create(@Body() dto: CreateInstanceDto, @CurrentPrincipal() principal: Principal): Promise<InstanceCreatedView> {
     return presentCreated(await this.instances.create(dto, principal));
@@ -37,7 +42,7 @@ export class InstancesController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One instance, with the fields of its create; ?wait= long-polls for a change' })
-  @ApiOkResponse({ type: InstanceDetailView })
+  @ApiOkResponse({ description: 'address is null (and metadata.privateIp absent) until the network assigned it', type: InstanceDetailView })
   @ApiForbiddenResponse({ description: "another project's instance" })
   @ApiNotFoundResponse({ description: 'no such instance' })
   @LongPoll('instances')

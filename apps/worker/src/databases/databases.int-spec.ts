@@ -1,5 +1,5 @@
-import { AddressLease, DatabaseRequest, databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver, DriverError } from '@stratus/providers';
+import { DatabaseRequest, databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { useWorkerOnFake } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
 import { DatabasesProcessor } from './databases.processor';
@@ -33,6 +33,7 @@ describe('managed databases on the fake provider', () => {
   const w = useWorkerOnFake('databases', (config) => WorkerModule.register(config));
   const lives = () => w.get(ManagedDatabaseLifecycle);
   const driver = () => w.get<DatabaseDriver>(DATABASE_DRIVER);
+  const network = () => w.get<NetworkDriver>(NETWORK_DRIVER);
   const row = (id: number) => w.db.getRepository(ManagedDatabase).findOneByOrFail({ id });
 
   async function ready(name: string): Promise<ManagedDatabase> {
@@ -49,14 +50,16 @@ describe('managed databases on the fake provider', () => {
     expect(created.passwordVerifier).not.toContain(password);
     await w.drained();
     const provisioned = await row(created.id);
-    expect(provisioned).toMatchObject({ status: 'ready', statusReason: null, floatingIp: created.address });
+    expect(created.address).toBeNull();
+    expect(provisioned.address).not.toBeNull();
+    expect(provisioned).toMatchObject({ status: 'ready', statusReason: null, floatingIp: provisioned.address });
     const key = databaseServerKey(created);
     expect(await driver().observe(key)).toEqual({ running: true, ready: true });
 
     await lives().delete('postgres', String(created.id), w.principal);
     await w.drained();
     expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: created.id })).toBe(false);
-    expect(await w.db.getRepository(AddressLease).existsBy({ resourceId: key })).toBe(false);
+    expect(await network().observe(key)).toBeNull();
     expect(await driver().observe(key)).toBeNull();
   });
 

@@ -1,15 +1,17 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase, releaseAddress } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
+import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase } from '@stratus/core';
+import { DATABASE_DRIVER, DatabaseDriver, LOCAL_HOOKS, LocalHooks, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
+import { RouteListeners } from '../gateway/route-listeners';
 import { serverSpecOf } from './database-server-spec';
 import { DatabasesReconciler } from './databases.reconciler';
 
@@ -33,9 +35,11 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   constructor(
     private readonly dataSource: DataSource,
     @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
+    @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     private readonly reconciler: DatabasesReconciler,
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
+    private readonly routes: RouteListeners,
     @Optional() @Inject(LOCAL_HOOKS) private readonly hooks?: LocalHooks,
   ) {
     super();
@@ -73,21 +77,48 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     const row = await hotFindOne(this.dataSource, ManagedDatabase, { id });
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
+    const address = await this.assignAddress(row);
+    if (address === null) return;
     // The filter refuses pool addresses it does not know: the server's goes in
     // before it first starts, or instances could not reach it until the next
     // sweep. Once is enough: a job that comes back to look finds it there.
-    if (!(await this.driver.observe(databaseServerKey(row)))) await this.packetFilter.admit(row.address, row.securityGroupIds);
+    if (!(await this.driver.observe(databaseServerKey(row)))) await this.packetFilter.admit(address, row.securityGroupIds);
     const observed = await withDriverErrors(
-      () => this.driver.ensureRunning(serverSpecOf(row)),
+      () => this.driver.ensureRunning(serverSpecOf(row, address)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
     );
     if (!observed.ready) throw new NotReadyYet(databaseServerKey(row));
     // Published only now: a floating_ip always answers.
     const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
-      floatingIp: row.address,
+      floatingIp: address,
       statusReason: null,
     });
     if (!moved) await this.reconciler.removeIfUnwanted(row);
+  }
+
+  /**
+   * The server's address from the network driver (the same one on every
+   * repeat of the job), written to the row before the server is laid out on
+   * it. A full network ends the server in error with a reason that names it.
+   * null when the row moved on meanwhile (deleted, or failed): the job has
+   * nothing left to do, and the address goes back unless the row took it.
+   */
+  private async assignAddress(row: ManagedDatabase): Promise<string | null> {
+    const { id, generation } = row;
+    const key = databaseServerKey(row);
+    const address = await withDriverErrors(
+      async () => this.network.ensureAddress(await addressRequest(this.dataSource, key, row.networkId, row.engine)),
+      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
+    );
+    if (row.address === address) return address;
+    const [written] = await this.dataSource.query(
+      `UPDATE managed_databases SET address = $2, updated_at = now() WHERE id = $1 AND status = 'provisioning' AND generation = $3 RETURNING 1`,
+      [id, address, generation],
+    );
+    if (written.length) return address;
+    const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
+    if (now?.address !== address) await this.network.releaseAddress(key);
+    return null;
   }
 
   private async delete(id: number, generation: number): Promise<void> {
@@ -95,10 +126,18 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (!row || row.status !== 'deleting' || row.generation !== generation) return;
     const key = databaseServerKey(row);
     await this.driver.delete(key);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.delete(ManagedDatabase, { id, status: 'deleting' });
-      await releaseAddress(manager, key);
-    });
+    // Its routes and their listeners go first: no port may still forward to
+    // the address once it is given up (the trigger below would remove the
+    // routes, but their listeners would wait for the outbox relay).
+    await this.routes.removeRoutesTo(key);
+    // The row gives the address up before the network has it back: the
+    // routes to it go in this statement (trigger), so the next resource
+    // given it, maybe another project's, inherits none.
+    if (row.address) {
+      await this.dataSource.query(`UPDATE managed_databases SET address = NULL, floating_ip = NULL WHERE id = $1 AND status = 'deleting'`, [id]);
+    }
+    await this.network.releaseAddress(key);
+    await this.dataSource.getRepository(ManagedDatabase).delete({ id, status: 'deleting' });
     this.logger.log({ database: key }, 'database server deleted');
   }
 }

@@ -80,10 +80,11 @@ export class DatabasesReconciler {
    */
   private async keepRunning(row: ManagedDatabase): Promise<void> {
     const observed = await this.driver.observe(databaseServerKey(row));
-    if (observed?.ready) return;
+    // A ready row always holds its address; one without has nothing to start on.
+    if (observed?.ready || row.address === null) return;
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
-      await this.driver.ensureRunning(serverSpecOf(row));
+      await this.driver.ensureRunning(serverSpecOf(row, row.address));
     } catch (err) {
       if (!(err instanceof DriverError && err.terminal)) throw err;
       await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {

@@ -1,5 +1,5 @@
-import { AddressLease, Instance, InstanceLifecycle, ProxyHost } from '@stratus/core';
-import { COMPUTE_DRIVER } from '@stratus/providers';
+import { Instance, InstanceLifecycle, ProxyHost } from '@stratus/core';
+import { COMPUTE_DRIVER, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { DEMO_INSTANCE, FakeComputeDriver, useWorkerOnFake, waitFor, WorkerOnFake } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
 import { InstancesProcessor } from './instances.processor';
@@ -28,6 +28,7 @@ describe('instances on the fake provider', () => {
   const w = useWorkerOnFake('instances', (config) => WorkerModule.register(config), { control: { bootMs: 200 }, env: { WORKER_CONCURRENCY: '1' } });
   const lives = () => w.get(InstanceLifecycle);
   const compute = () => w.get<FakeComputeDriver>(COMPUTE_DRIVER);
+  const network = () => w.get<NetworkDriver>(NETWORK_DRIVER);
   const create = (name: string) => lives().create({ name, ...DEMO_INSTANCE }, w.principal);
   const bootsOf = (id: string) => w.control.boots.filter((b) => b.id === id);
 
@@ -62,10 +63,12 @@ describe('instances on the fake provider', () => {
   it('delete removes the row, its lease and proxy host, and the instance from the provider', async () => {
     const created = await create('to-delete');
     await instanceIn(w, created.id, ['ACTIVE']);
+    const { address } = await w.db.getRepository(Instance).findOneByOrFail({ id: created.id });
+    expect(await network().observe(created.id)).toBe(address);
     await lives().delete(created.id, w.principal);
     await w.drained();
     expect(await w.db.getRepository(Instance).existsBy({ id: created.id })).toBe(false);
-    expect(await w.db.getRepository(AddressLease).existsBy({ resourceId: created.id })).toBe(false);
+    expect(await network().observe(created.id)).toBeNull();
     expect(await w.db.getRepository(ProxyHost).countBy({ instanceId: created.id })).toBe(0);
     expect(compute().has(created.id)).toBe(false);
     expect(await compute().observe(created.id)).toBeNull();
@@ -108,7 +111,7 @@ describe('instances on the fake provider', () => {
       // It runs again (an operator started it): the sweep sees it and says so.
       w.control.bootMs = 0;
       try {
-        await compute().create({ id: row.id, imageId: row.imageId, address: row.address, port: row.port, userData: null, flavor: { vcpus: 1, ramMb: 512 } });
+        await compute().create({ id: row.id, imageId: row.imageId, address: row.address!, port: row.port, userData: null, flavor: { vcpus: 1, ramMb: 512 } });
       } finally {
         w.control.bootMs = 200;
       }

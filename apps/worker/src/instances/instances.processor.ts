@@ -1,16 +1,18 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, notifyEdge, releaseAddress } from '@stratus/core';
-import { COMPUTE_DRIVER, ComputeDriver } from '@stratus/providers';
+import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, notifyEdge } from '@stratus/core';
+import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
+import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
+import { RouteListeners } from '../gateway/route-listeners';
 
 /** A booting instance is looked at again after a quarter of its job's age, between 100 ms and 2 s. */
 const BOOT_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 2_000 };
@@ -34,9 +36,11 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
+    @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     private readonly reconciler: InstancesReconciler,
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
+    private readonly routes: RouteListeners,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -64,6 +68,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!row || row.status !== 'BUILD' || row.generation !== generation) return;
+    const address = await this.assignAddress(row);
+    if (address === null) return;
     const flavor = await this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId });
     // Its first packets meet the boundary: a table is loaded before anything boots.
     await this.packetFilter.loaded();
@@ -72,7 +78,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
         this.driver.create({
           id,
           imageId: row.imageId,
-          address: row.address,
+          address,
           port: row.port,
           userData: row.userData,
           flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
@@ -96,15 +102,59 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     else await this.reconciler.removeIfUnwanted(id);
   }
 
+  /**
+   * The instance's address from the network driver (the same one on every
+   * repeat of the job), written to the row before anything boots on it. A
+   * full network ends the instance in ERROR with a reason that names it.
+   * null when the row moved on meanwhile (deleted, or failed): the job has
+   * nothing left to do, and the address goes back unless the row took it.
+   */
+  private async assignAddress(row: Instance): Promise<string | null> {
+    const { id, generation } = row;
+    const address = await withDriverErrors(
+      async () => this.network.ensureAddress(await addressRequest(this.dataSource, id, row.networkId, 'instance')),
+      (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
+    );
+    if (row.address === address) return address;
+    const written = await this.dataSource.transaction(async (manager) => {
+      const [rows] = await manager.query(
+        `UPDATE instances SET address = $2::text::inet, metadata = metadata || jsonb_build_object('privateIp', $2::text), updated_at = now()
+          WHERE id = $1 AND status = 'BUILD' AND generation = $3 RETURNING 1`,
+        [id, address, generation],
+      );
+      // Its proxy hosts (the one for its dname at least) have somewhere to go now: the edge serves them from here on.
+      if (rows.length) await notifyEdge(manager, 'hosts');
+      return rows.length > 0;
+    });
+    if (written) return address;
+    const now = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    if (now?.address !== address) await this.network.releaseAddress(id);
+    return null;
+  }
+
   private async delete(id: string, generation: number): Promise<void> {
     const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
     if (row && (row.status !== 'DELETING' || row.generation !== generation)) return;
     await this.driver.delete(id);
+    // Its routes and their listeners go first: no port may still forward to
+    // the address once it is given up (the trigger below would remove the
+    // routes, but their listeners would wait for the outbox relay).
+    await this.routes.removeRoutesTo(id);
+    // The row gives the address up before the network has it back: from then
+    // on nothing routes to it (the routes to it go in this statement, by
+    // trigger; the edge skips proxy hosts of an instance without one), so
+    // the next resource given it, maybe another project's, inherits nothing.
+    if (row?.address) {
+      await this.dataSource.transaction(async (manager) => {
+        await manager.query(`UPDATE instances SET address = NULL, metadata = metadata - 'privateIp' WHERE id = $1 AND status = 'DELETING'`, [id]);
+        await notifyEdge(manager, 'hosts');
+      });
+    }
+    await this.network.releaseAddress(id);
     await this.dataSource.transaction(async (manager) => {
       await manager.delete(Instance, { id, status: 'DELETING' });
       // Its proxy hosts went with it (foreign key cascade): the edge drops them now.
       await notifyEdge(manager, 'hosts');
-      await releaseAddress(manager, id);
     });
     await this.packetFilter.sync();
     this.logger.log({ instance: id }, 'instance deleted');

@@ -4,6 +4,7 @@ import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { CatalogSync } from '../catalog/catalog.sync';
 import { DatabasesReconciler } from '../databases/databases.reconciler';
+import { RoutesReconciler } from '../gateway/routes.reconciler';
 import { InstancesReconciler } from '../instances/instances.reconciler';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { MAINTENANCE_WORKER_OPTIONS } from '../jobs/worker-options';
@@ -30,6 +31,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     'catalog.sync': () => this.catalog.run(),
     'databases.reconcile': () => this.databases.sweep(),
     'volumes.reconcile': () => this.volumes.sweep(),
+    'routes.reconcile': () => this.routes.sweep(),
   };
 
   constructor(
@@ -38,6 +40,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     private readonly catalog: CatalogSync,
     private readonly databases: DatabasesReconciler,
     private readonly volumes: VolumesReconciler,
+    private readonly routes: RoutesReconciler,
   ) {
     super();
     assertHandlers(QUEUES.maintenance, this.handlers);
@@ -57,6 +60,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     for (const [what, sweep] of [
       ['instances', () => this.instances.sweep()],
       ['databases', () => this.databases.sweep()],
+      ['routes', () => this.routes.sweep()],
     ] as const) {
       await sweep().catch((err) => this.logger.warn({ err: String(err) }, `start-up sweep of ${what} failed; the schedule repeats it`));
     }

@@ -107,15 +107,13 @@ export class PacketFilterSync {
       this.dataSource.getRepository(SecurityGroup).find(),
     ]);
     const users = systemUsers();
+    // A resource the network has not given an address yet (or has taken it back from) has nothing to filter.
     const members: FilterMember[] = [
-      ...instances.map((i) => ({
-        key: i.id,
-        address: i.address,
-        uid: users.get(hostNames.instanceUser(this.installation, i.id)) ?? null,
-        groupIds: i.securityGroupIds,
-      })),
+      ...instances.flatMap((i) =>
+        i.address === null ? [] : [{ key: i.id, address: i.address, uid: users.get(hostNames.instanceUser(this.installation, i.id)) ?? null, groupIds: i.securityGroupIds }],
+      ),
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
-      ...databases.map((d) => ({ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds })),
+      ...databases.flatMap((d) => (d.address === null ? [] : [{ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds }])),
     ];
     await this.removeOrphanTables(filter);
     const result = await filter.apply({

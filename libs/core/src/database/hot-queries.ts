@@ -135,7 +135,7 @@ type Rows<T extends readonly RowInsert[]> = { [K in keyof T]: T[K] extends RowIn
  * (`WITH i0 AS (INSERT ...), i1 AS (INSERT ...) SELECT ...`): one round trip
  * instead of BEGIN, an INSERT each and COMMIT, and atomic without a
  * transaction, since a statement's data-modifying CTEs all take effect or
- * none does. A create on the path clients wait on (row, lease, outbox entry)
+ * none does. A create on the path clients wait on (row and outbox entry)
  * uses it. Returns each row as inserted (defaults filled in) under the
  * entity's property names, with pg's parsing of each type, in the order given.
  */

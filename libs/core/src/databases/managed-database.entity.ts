@@ -16,6 +16,7 @@ import { DatabaseEngine } from './database-engines';
 // What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
 // status alone: the planner would take it, and sort every live row for each batch.
 @Index('managed_databases_live', ['id'], { where: `status IN ('provisioning', 'ready', 'deleting')` })
+@Index('managed_databases_address', ['address'])
 // A name is taken while its resource lives; one being deleted frees it.
 @Index('managed_databases_live_name', ['projectId', 'engine', 'name'], { unique: true, where: `status <> 'deleting'` })
 export class ManagedDatabase {
@@ -75,9 +76,13 @@ export class ManagedDatabase {
   @Column({ name: 'security_group_ids', type: 'text', array: true })
   securityGroupIds: string[];
 
-  /** Address leased for the server; published as floating_ip once it accepts connections. */
-  @Column({ type: 'inet' })
-  address: string;
+  /**
+   * The server's address on the provider's network: null until the
+   * worker's create job has it from the network driver, and again once a
+   * delete gave it back. Published as floating_ip once it accepts connections.
+   */
+  @Column({ type: 'inet', nullable: true })
+  address: string | null;
 
   @Column({ name: 'floating_ip', type: 'inet', nullable: true })
   floatingIp: string | null;
@@ -105,7 +110,7 @@ export class ManagedDatabase {
   updatedAt: Date;
 }
 
-/** Key of the server on the provider and of its address lease. */
+/** Key of the server on the provider and of its address (the network driver's key). */
 export function databaseServerKey(row: Pick<ManagedDatabase, 'engine' | 'id'>): string {
   return `${row.engine}-${row.id}`;
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AddressLease } from '../addresses/address-lease.entity';
-import { networkFull, withFreeAddress } from '../addresses/address-pool';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { isUniqueViolation } from '../database/constraint-violation';
@@ -51,9 +49,9 @@ export interface CreatedDatabase {
 
 /**
  * The life the three managed database collections share: validate, store
- * the spec with only the password's verifier, lease the address and queue
- * the provisioning job (ids only) with it, and answer with the password
- * once; delete moves the server to deleting for the worker to tear down.
+ * the spec with only the password's verifier and queue the provisioning
+ * job (ids only) with it (the job has the network assign the address), and
+ * answer with the password once; delete moves the server to deleting for the worker to tear down.
  */
 @Injectable()
 export class ManagedDatabaseLifecycle {
@@ -77,44 +75,42 @@ export class ManagedDatabaseLifecycle {
       this.nextId(),
     ]);
 
-    // The server's key names its lease and its job, so it is known before the insert.
+    // The server's key names its job (and its address on the provider), so it is known before the insert.
     const key = databaseServerKey({ engine, id });
     try {
-      // Row, lease and outbox entry in one statement: the create is one round trip to PostgreSQL.
-      const [row, , entry] = await withFreeAddress(this.dataSource, network.cidr, (address) =>
-        insertTogether(this.dataSource, [
-          {
-            entity: ManagedDatabase,
-            values: {
-              id,
-              engine,
-              projectId: principal.projectId,
-              userId: principal.userId,
-              name: req.name,
-              dbName: req.dbName,
-              dbUser: req.dbUser,
-              version: req.version,
-              extensions: req.extensions,
-              superuser: req.superuser,
-              ha: req.ha,
-              passwordVerifier,
-              flavorId: flavor.id,
-              networkId: network.id,
-              keypairName: req.keypairName,
-              securityGroupIds,
-              address,
-              floatingIp: null,
-              port: ENGINE_PORTS[engine],
-              status: 'provisioning',
-              statusReason: null,
-              generation: 1,
-              provisionDeadline: new Date(Date.now() + this.config.DATABASE_PROVISION_DEADLINE_MS),
-            },
+      // Row and outbox entry in one statement: the create is one round trip to PostgreSQL.
+      const [row, entry] = await insertTogether(this.dataSource, [
+        {
+          entity: ManagedDatabase,
+          values: {
+            id,
+            engine,
+            projectId: principal.projectId,
+            userId: principal.userId,
+            name: req.name,
+            dbName: req.dbName,
+            dbUser: req.dbUser,
+            version: req.version,
+            extensions: req.extensions,
+            superuser: req.superuser,
+            ha: req.ha,
+            passwordVerifier,
+            flavorId: flavor.id,
+            networkId: network.id,
+            keypairName: req.keypairName,
+            securityGroupIds,
+            // The worker's create job has the network assign it.
+            address: null,
+            floatingIp: null,
+            port: ENGINE_PORTS[engine],
+            status: 'provisioning',
+            statusReason: null,
+            generation: 1,
+            provisionDeadline: new Date(Date.now() + this.config.DATABASE_PROVISION_DEADLINE_MS),
           },
-          { entity: AddressLease, values: { address, resourceKind: engine, resourceId: key } },
-          { entity: OutboxEntry, values: this.outbox.jobEntry('database.create', key, { databaseId: id, generation: 1 }) },
-        ]),
-      ).catch(networkFull);
+        },
+        { entity: OutboxEntry, values: this.outbox.jobEntry('database.create', key, { databaseId: id, generation: 1 }) },
+      ]);
       this.outbox.dispatch([entry]);
       return { row, password };
     } catch (err) {

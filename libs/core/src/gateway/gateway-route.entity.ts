@@ -1,5 +1,4 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
-import { AddressLease } from '../addresses/address-lease.entity';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import { Certificate } from './certificate.entity';
 
 /**
@@ -8,6 +7,7 @@ import { Certificate } from './certificate.entity';
  * edge records in `boundAt` / `bindError` whether it holds the listener.
  */
 @Entity('gateway_routes')
+@Index('gateway_routes_target_lease', ['targetLease'])
 export class GatewayRoute {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -32,17 +32,15 @@ export class GatewayRoute {
   targetPort: number;
 
   /**
-   * The lease (resource id) of the instance or database the route reaches.
-   * When that resource is deleted and releases its address, the route goes
-   * with the lease: the address may next be leased to another project.
-   * Null only for routes made before routes were tied to leases.
+   * The key (databaseServerKey, or the instance id) of the instance or
+   * database the route reaches. When that resource gives up its address
+   * (deleted), the route goes: the address may next be assigned to another
+   * project. Triggers keep this, as a foreign key would (migration
+   * NetworkDriverAddresses). Null only for routes made before routes were
+   * tied to their target.
    */
   @Column({ name: 'target_lease', type: 'text', nullable: true })
   targetLease: string | null;
-
-  @ManyToOne(() => AddressLease, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'target_lease', referencedColumnName: 'resourceId' })
-  lease?: AddressLease;
 
   @Column({ name: 'certificate_id', type: 'int', nullable: true })
   certificateId: number | null;

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/constraint-violation';
-import { notifyEdge } from '../edge/edge-channel';
 import { EdgeNode } from '../edge/edge-node.entity';
 import { Conflict, Invalid, NotFound, Unavailable } from '../errors/domain-errors';
 import { projectScope } from '../projects/project-scope';
 import { Principal } from '../projects/projects.service';
-import { isPortConflict } from './bind-errors';
+import { JobOutbox } from '../outbox/job-outbox';
+import { OutboxEntry } from '../outbox/outbox.entity';
+import { isPortConflict, PORT_TAKEN } from './bind-errors';
 import { Certificate } from './certificate.entity';
 import { GatewayRoute } from './gateway-route.entity';
-import { canBind } from './port-probe';
 import { RouteTargetChecks } from './route-target.checks';
 
 /** A route as SPEC.md's gateway create asks for it. */
@@ -29,9 +29,13 @@ const ROUTE_LEASE_FK = 'FK_8b8eb9adce598d9b5698b54341b';
 
 /**
  * The life of a gateway TCP route. The database holds the desired routes;
- * the edge binds them. Create is synchronous: the row is committed (which
- * notifies the edge), then the create waits, bounded, for the edge to record
- * the listener as bound or failed. A route that cannot be served is removed.
+ * the worker makes each a load-balancer listener with one backend on the
+ * provider (the edge's gateway HAProxy, locally). Create is synchronous:
+ * the row and its job are committed together, then the create waits,
+ * bounded, for the worker to record the listener as bound or failed. A
+ * route that cannot be served is removed. Every removal of a route writes
+ * the job that deletes its listener (a trigger, see migration
+ * RouteListeners), which the api enqueues at once when it removes it.
  */
 @Injectable()
 export class GatewayRouteLifecycle {
@@ -39,6 +43,7 @@ export class GatewayRouteLifecycle {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly targets: RouteTargetChecks,
+    private readonly outbox: JobOutbox,
   ) {}
 
   async create(spec: NewGatewayRoute, principal: Principal): Promise<GatewayRoute> {
@@ -50,9 +55,13 @@ export class GatewayRouteLifecycle {
       throw new Invalid('certificate_id', `certificate ${spec.certificate_id} does not exist`);
     }
 
+    // A port the live edge left out at its start would only be refused by it: said now, without a round trip.
+    if ((await this.liveEdge())?.portsTaken.includes(spec.port)) throw new Conflict(`port ${spec.port} cannot be bound on the gateway (${PORT_TAKEN})`);
+
     let route: GatewayRoute;
+    let job: OutboxEntry;
     try {
-      route = await this.dataSource.transaction(async (m) => {
+      [route, job] = await this.dataSource.transaction(async (m) => {
         const row = await m.getRepository(GatewayRoute).save({
           port: spec.port,
           projectId: principal.projectId,
@@ -65,8 +74,7 @@ export class GatewayRouteLifecycle {
           boundAt: null,
           bindError: null,
         });
-        await notifyEdge(m, 'routes');
-        return row;
+        return [row, await this.outbox.writeJob(m, 'route.apply', row.id, { routeId: row.id, generation: 1 })] as const;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`port ${spec.port} is already used by another route`);
@@ -76,6 +84,7 @@ export class GatewayRouteLifecycle {
       if (isForeignKeyViolation(err)) throw new Invalid('certificate_id', `certificate ${spec.certificate_id} does not exist`);
       throw err;
     }
+    this.outbox.dispatch([job]);
     return this.awaitBound(route);
   }
 
@@ -95,7 +104,7 @@ export class GatewayRouteLifecycle {
       await sleep(BIND_POLL_MS);
     }
     await this.remove(route.id);
-    throw new Unavailable(`the edge did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; is it running?`);
+    throw new Unavailable(`the gateway did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; are the worker and the edge running?`);
   }
 
   /**
@@ -108,11 +117,7 @@ export class GatewayRouteLifecycle {
       throw new Invalid('port', 'must be a port number from 1 to 65535');
     }
     const number = Number(port);
-    const deleted = await this.dataSource.transaction(async (m) => {
-      const result = await m.getRepository(GatewayRoute).delete({ port: number, ...projectScope(principal) });
-      if (result.affected) await notifyEdge(m, 'routes');
-      return result.affected ?? 0;
-    });
+    const deleted = await this.removeWhere({ port: number, ...projectScope(principal) });
     if (!deleted) throw new NotFound(`no route on port ${number}`);
     return number;
   }
@@ -135,10 +140,11 @@ export class GatewayRouteLifecycle {
   /**
    * A port of the range that no route uses and that the gateway can serve:
    * not one the live edge's HAProxy left out (something else had it bound
-   * when it started), and not bound by anything right now (a port HAProxy
-   * holds for later routes is paused, not listening, so the probe sees only
-   * another process). Starts at a random place so concurrent callers rarely
-   * get the same one (create still settles a race with a Conflict).
+   * when it started). The api probes nothing itself: the edge, on the
+   * gateway host, knows what it holds; a port something took since is
+   * refused by the create's verdict (409). Starts at a random place so
+   * concurrent callers rarely get the same one (create still settles a race
+   * with a Conflict).
    */
   async availablePort(): Promise<number> {
     const { from, to } = this.config.gatewayPorts;
@@ -148,7 +154,7 @@ export class GatewayRouteLifecycle {
     const start = Math.floor(Math.random() * size);
     for (let i = 0; i < size; i++) {
       const port = from + ((start + i) % size);
-      if (!used.has(port) && !taken.has(port) && (await canBind(this.config.GATEWAY_HOST, port))) return port;
+      if (!used.has(port) && !taken.has(port)) return port;
     }
     throw new Conflict(`no free port left in the gateway range ${from}-${to}`);
   }
@@ -161,9 +167,28 @@ export class GatewayRouteLifecycle {
   }
 
   private async remove(id: string): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
-      await m.getRepository(GatewayRoute).delete({ id });
-      await notifyEdge(m, 'routes');
+    await this.removeWhere({ id });
+  }
+
+  /**
+   * Deletes the routes `where` matches; how many. Each removal wrote its
+   * listener's delete job (the trigger): enqueued here after commit rather
+   * than at the relay's next pass, so the port closes at once.
+   */
+  private async removeWhere(where: Partial<Pick<GatewayRoute, 'id' | 'port' | 'projectId'>>): Promise<number> {
+    const [count, jobs] = await this.dataSource.transaction(async (m) => {
+      const ids = (await m.getRepository(GatewayRoute).find({ select: { id: true }, where })).map((r) => r.id);
+      if (!ids.length) return [0, [] as OutboxEntry[]] as const;
+      const result = await m.getRepository(GatewayRoute).delete({ id: In(ids) });
+      return [result.affected ?? 0, await this.deleteJobs(m, ids)] as const;
     });
+    if (jobs.length) this.outbox.dispatch(jobs);
+    return count;
+  }
+
+  /** The outbox rows the trigger wrote for these routes' removal. */
+  private deleteJobs(m: EntityManager, routeIds: string[]): Promise<OutboxEntry[]> {
+    const jobIds = routeIds.map((id) => this.outbox.jobEntry('route.delete', id, { routeId: id, generation: 1 }).jobId);
+    return m.getRepository(OutboxEntry).findBy({ jobId: In(jobIds), dispatchedAt: IsNull() });
   }
 }

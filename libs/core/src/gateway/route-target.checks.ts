@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { Invalid } from '../errors/domain-errors';
 import { Instance } from '../instances/instance.entity';
-import { findLeaseHolder, LeaseHolder } from './lease-holder';
+import { AddressHolder, findAddressHolder } from './address-holder';
 import { checkTargetIp } from './target-ip';
 
 /**
@@ -16,9 +16,10 @@ export type ShadowedByWildcard = (address: string, port: number) => boolean;
 export const SHADOWED_BY_WILDCARD = Symbol('SHADOWED_BY_WILDCARD');
 
 /**
- * Where a gateway route or a proxy host may send traffic: only to an
- * address leased to a resource of the caller's own project, and only to a
- * listener that resource holds. One place for both, since a proxy host's
+ * Where a gateway route or a proxy host may send traffic: only to the
+ * address a resource of the caller's own project holds now (as its record
+ * says: whatever provider assigned it), and only to a listener that
+ * resource holds. One place for both, since a proxy host's
  * forward (its instance's address and forwardPort) is a target like a
  * route's targetIp:targetPort.
  */
@@ -31,15 +32,18 @@ export class RouteTargetChecks {
   ) {}
 
   /**
-   * A route's targetIp and targetPort: the canonical address and the lease
-   * (resource id) that holds it, or Invalid. An address nobody holds and another
+   * A route's targetIp and targetPort: the canonical address and the key of
+   * the resource that holds it (the route's `target_lease`), or Invalid. An
+   * address nobody holds (none given yet, or released) and another
    * project's answer alike, so the answer tells nothing about other
-   * projects' addresses.
+   * projects' addresses. The database checks the key again when the route
+   * is written (migration NetworkDriverAddresses), so a resource deleted
+   * meanwhile cannot be a target.
    */
   async address(targetIp: string, targetPort: number, projectId: string): Promise<{ address: string; lease: string }> {
     const verdict = checkTargetIp(targetIp, this.config.gatewayAllowedNetworks);
     if (!verdict.ok) throw new Invalid('targetIp', verdict.reason);
-    const holder = await findLeaseHolder(this.dataSource, verdict.address);
+    const holder = await findAddressHolder(this.dataSource, verdict.address);
     if (!holder || holder.projectId !== projectId) {
       throw new Invalid('targetIp', `${verdict.address} is not the address of an instance or database of your project`);
     }
@@ -49,15 +53,16 @@ export class RouteTargetChecks {
 
   /**
    * A proxy host's forward: the instance (already checked to be the
-   * caller's) must still hold its address, and `port` there must not be a
-   * host service's.
+   * caller's) must hold an address (one being built has none until the
+   * worker assigns it; one being deleted has given it up), and `port` there
+   * must not be a host service's.
    */
-  async instancePort(instance: Pick<Instance, 'id' | 'address'>, port: number, portField: string): Promise<void> {
-    const holder = await findLeaseHolder(this.dataSource, instance.address);
-    if (!holder || holder.resourceId !== instance.id) {
-      throw new Invalid('instanceId', `instance ${instance.id} holds no address now (it is being deleted)`);
+  async instancePort(instance: Pick<Instance, 'id' | 'address' | 'status'>, port: number, portField: string): Promise<void> {
+    if (instance.status === 'DELETING') throw new Invalid('instanceId', `instance ${instance.id} holds no address now (it is being deleted)`);
+    if (instance.address === null) {
+      throw new Invalid('instanceId', `instance ${instance.id} has no address yet (it is being built); try again once metadata.privateIp is set`);
     }
-    this.checkListener(holder, instance.address, port, portField);
+    this.checkListener({ kind: 'instance' }, instance.address, port, portField);
   }
 
   /**
@@ -66,7 +71,7 @@ export class RouteTargetChecks {
    * host service listening on the wildcard address. Nothing listening at
    * all is fine (the resource may start its server later).
    */
-  private checkListener(holder: LeaseHolder, address: string, port: number, field: string): void {
+  private checkListener(holder: Pick<AddressHolder, 'kind'>, address: string, port: number, field: string): void {
     if (this.shadowedByWildcard(address, port)) {
       throw new Invalid(
         field,

@@ -10,6 +10,7 @@ import { InstanceStatus } from '../status/transitions';
 // What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
 // status alone: the planner would take it, and sort every live row for each batch.
 @Index('instances_live', ['id'], { where: `status IN ('BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING')` })
+@Index('instances_address', ['address'])
 export class Instance {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -51,9 +52,13 @@ export class Instance {
   @Column({ name: 'user_data', type: 'text', nullable: true })
   userData: string | null;
 
-  /** Private address on the provider's network. */
-  @Column({ type: 'inet' })
-  address: string;
+  /**
+   * Private address on the provider's network: null until the worker's
+   * create job has it from the network driver, and again once a delete
+   * gave it back. Shown as metadata.privateIp while held.
+   */
+  @Column({ type: 'inet', nullable: true })
+  address: string | null;
 
   @Column({ type: 'text' })
   status: InstanceStatus;

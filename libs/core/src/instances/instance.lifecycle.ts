@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { leaseAddress, networkFull } from '../addresses/address-pool';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
@@ -52,10 +51,10 @@ export function generatedLabel(name: string, id: string): string {
 }
 
 /**
- * The life of a compute instance: created in BUILD with its address lease,
- * its proxy host and (when asked) its volume in one transaction with the
- * outbox; the worker boots it; delete moves it to DELETING for the worker to
- * tear down. The api's routes and the worker (a cluster's members) both
+ * The life of a compute instance: created in BUILD with its proxy host and
+ * (when asked) its volume in one transaction with the outbox; the worker has
+ * the provider's network assign its address, then boots it; delete moves it
+ * to DELETING for the worker to tear down. The api's routes and the worker (a cluster's members) both
  * create through here.
  */
 @Injectable()
@@ -86,7 +85,6 @@ export class InstanceLifecycle {
     const hostname = requestedHost ?? this.proxyHosts.hostname(generatedLabel(spec.name, id), 'dname');
     const [instance, entries] = await this.proxyHosts.unique(hostname, () =>
       this.dataSource.transaction(async (manager) => {
-        const address = await leaseAddress(manager, network.cidr, 'instance', id).catch(networkFull);
         await manager.getRepository(Instance).save({
           id,
           projectId: principal.projectId,
@@ -101,11 +99,12 @@ export class InstanceLifecycle {
           port,
           dname: spec.dname ?? null,
           userData: spec.user_data ?? null,
-          address,
+          // The worker's create job has the network assign it (metadata.privateIp then).
+          address: null,
           status: 'BUILD',
           statusReason: null,
           generation: 1,
-          metadata: { isPublic: 'false', enableSSH: 'false', privateIp: address },
+          metadata: { isPublic: 'false', enableSSH: 'false' },
           buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
         const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 });

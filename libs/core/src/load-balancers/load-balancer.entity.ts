@@ -1,4 +1,5 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Certificate } from '../gateway/certificate.entity';
 
 /**
  * A load balancer's listener as the local provider wants it: written by the
@@ -23,6 +24,18 @@ export class LoadBalancer {
 
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   hosts: string[];
+
+  /** Served by the edge's gateway HAProxy (a TCP listener on the gateway's ports), not by one of its own. */
+  @Column({ type: 'boolean', default: false })
+  gateway: boolean;
+
+  /** For a gateway listener that terminates TLS; the listener goes with its certificate. */
+  @Column({ name: 'certificate_id', type: 'int', nullable: true })
+  certificateId: number | null;
+
+  @ManyToOne(() => Certificate, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'certificate_id' })
+  certificate?: Certificate;
 
   /** The listener's HealthCheckSpec. */
   @Column({ name: 'health_check', type: 'jsonb' })

@@ -1,4 +1,4 @@
-import { sha256Hex } from '@stratus/core';
+import { AddressLease, sha256Hex } from '@stratus/core';
 import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -6,6 +6,8 @@ import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, 
 import { tmpdir } from 'node:os';
 import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { InstanceSpec } from '../compute.driver';
 import { DatabaseServerSpec } from '../databases.driver';
 import { CgroupLimiter } from './cgroups';
@@ -13,6 +15,7 @@ import { HostAccounts } from './host-accounts';
 import { installationId } from './installation';
 import { LocalComputeDriver } from './local-compute.driver';
 import { LocalImages } from './local-images';
+import { LocalNetworkDriver } from './local-network.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
 import { isAlive, readStat, scanInstanceLeaders, scanMarkedLeaders } from './process-table';
 import { ClickHouseEngine } from './databases/clickhouse.engine';
@@ -26,6 +29,10 @@ const NET = `127.123.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}`;
 
 const asRoot = process.getuid?.() === 0;
 
+// The address leases in a throwaway schema on the local PostgreSQL.
+const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `contract_spec_${process.pid}`;
+
 /**
  * The driver contract against the local provider: real instance processes
  * as users of their own, real volume files. Halfway states are the ones a
@@ -38,7 +45,10 @@ const asRoot = process.getuid?.() === 0;
   let compute: LocalComputeDriver;
   let volumes: LocalVolumeDriver;
   let databases: LocalDatabaseDriver;
+  let leases: DataSource;
+  let network: LocalNetworkDriver;
   let n = 0;
+  let networks = 0;
 
   const spec = (overrides: Partial<InstanceSpec> = {}): InstanceSpec => ({
     id: randomUUID(),
@@ -67,7 +77,15 @@ const asRoot = process.getuid?.() === 0;
 
   const leaders = (id: string) => scanInstanceLeaders(accounts.installation).get(id) ?? [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    leases = await new DataSource({ type: 'postgres', url, schema, entities: [AddressLease], extra: { options: `-c search_path=${schema}` } }).initialize();
+    // The table as the entity (and so the migrations) define it.
+    await leases.synchronize();
+    network = new LocalNetworkDriver(() => leases);
     root = mkdtempSync(join(tmpdir(), 'stratus-contract-'));
     // Instance users pass through it to their homes.
     chmodSync(root, 0o755);
@@ -95,6 +113,8 @@ const asRoot = process.getuid?.() === 0;
 
   afterAll(async () => {
     for (const squatter of squatters) squatter.close();
+    await leases?.query(`DROP SCHEMA ${schema} CASCADE`);
+    await leases?.destroy();
     await killInstancesUnder(join(root, 'instances'));
     killDatabaseServersUnder(root);
     await accounts.removeAll();
@@ -175,6 +195,11 @@ const asRoot = process.getuid?.() === 0;
         squatters.push(squatter);
         return spec;
       },
+    },
+    network: {
+      driver: network,
+      // A range of its own per call, inside this slot's block.
+      network: (prefixLength) => ({ networkId: `net-${++networks}`, cidr: `127.124.${Number(process.env.STRATUS_TEST_SLOT ?? 0)}.${8 * networks}/${prefixLength}` }),
     },
   }));
 });

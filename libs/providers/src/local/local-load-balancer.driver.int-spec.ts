@@ -1,8 +1,9 @@
-import { EDGE_CHANNEL } from '@stratus/core';
+import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL } from '@stratus/core';
 import { loadBalancerContract, waitFor } from '@stratus/testing';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { LoadBalancers1795800000000 } from '../../../core/src/migrations/1795800000000-LoadBalancers';
+import { RouteListeners1795900000000 } from '../../../core/src/migrations/1795900000000-RouteListeners';
 import { DriverError } from '../driver-error';
 import { ListenerSpec } from '../load-balancer.driver';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
@@ -17,16 +18,24 @@ describe('LocalLoadBalancerDriver', () => {
   let listening: Client;
   const notices: string[] = [];
 
+  const GATEWAY = { host: '127.88.0.1', range: { from: 20000, to: 20010 } };
   const spec: ListenerSpec = { id: 'pg-ha-1', address: '127.88.0.9', port: 5432, protocol: 'tcp', check: { kind: 'connect' } };
   const backend = (port: number) => ({ address: '127.88.0.10', port });
 
   beforeAll(async () => {
     ds = await new DataSource({ type: 'postgres', url, extra: { options: `-c search_path=${schema}`, max: 2 } }).initialize();
     await ds.query(`CREATE SCHEMA ${schema}`);
+    // What RouteListeners refers to, as far as it does: a certificate to name, the routes it turns into listeners, the outbox its trigger writes.
+    await ds.query(`CREATE TABLE ${schema}.certificates (id serial PRIMARY KEY)`);
+    await ds.query(`INSERT INTO ${schema}.certificates DEFAULT VALUES`);
+    await ds.query(`CREATE TABLE ${schema}.gateway_routes (id uuid PRIMARY KEY, port int, target_ip text, target_port int, certificate_id int)`);
+    await ds.query(`INSERT INTO ${schema}.gateway_routes VALUES ('00000000-0000-4000-8000-000000000001', 20005, '10.1.0.7', 3000, 1)`);
+    await ds.query(`CREATE TABLE ${schema}.outbox (id bigserial, job_name text, job_id text, payload jsonb, dispatched_at timestamptz)`);
     const runner = ds.createQueryRunner();
     await new LoadBalancers1795800000000().up(runner);
+    await new RouteListeners1795900000000().up(runner);
     await runner.release();
-    driver = new LocalLoadBalancerDriver(() => ds);
+    driver = new LocalLoadBalancerDriver(() => ds, GATEWAY);
     listening = new Client({ connectionString: url });
     await listening.connect();
     listening.on('notification', (n) => notices.push(String(n.payload)));
@@ -40,7 +49,44 @@ describe('LocalLoadBalancerDriver', () => {
   });
 
   let contractIds = 0;
-  loadBalancerContract('local', () => ({ driver, id: () => `contract-${++contractIds}` }));
+  loadBalancerContract('local', () => ({ driver, id: () => `contract-${++contractIds}`, tls: { address: GATEWAY.host, port: 20001, certificateId: 1 } }));
+
+  it("an upgrade makes each existing route its gateway listener with one backend; a route's removal writes its listener's delete job", async () => {
+    const id = 'route-00000000-0000-4000-8000-000000000001';
+    expect(await driver.observe(id)).toEqual({
+      status: 'pending',
+      backends: [{ address: '10.1.0.7', port: 3000, state: 'active', health: 'unknown', connections: 0 }],
+      spec: { id, address: '127.0.0.1', port: 20005, protocol: 'tcp', tls: { certificateId: 1 }, check: { kind: 'connect' } },
+    });
+    expect(await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id])).toEqual([{ gateway: true }]);
+    await ds.query(`DELETE FROM gateway_routes`);
+    expect(await ds.query(`SELECT job_name, job_id, payload FROM outbox`)).toEqual([
+      {
+        job_name: 'route.delete',
+        job_id: 'route-delete-00000000-0000-4000-8000-000000000001-g1',
+        payload: { routeId: '00000000-0000-4000-8000-000000000001', generation: 1 },
+      },
+    ]);
+    await driver.deleteListener(id);
+  });
+
+  it("serves a tcp listener on the gateway's host and range from the gateway; TLS only there; an unknown certificate is invalid", async () => {
+    const gatewayOf = async (id: string) => (await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id]))[0]?.gateway;
+    await driver.ensureListener({ ...spec, id: 'gw-in', address: GATEWAY.host, port: 20010 });
+    expect(await gatewayOf('gw-in')).toBe(true);
+    await driver.ensureListener({ ...spec, id: 'gw-out', address: GATEWAY.host, port: 20011 });
+    expect(await gatewayOf('gw-out')).toBe(false);
+    await driver.ensureListener({ ...spec, id: 'gw-other-host', address: '127.88.0.2', port: 20010 });
+    expect(await gatewayOf('gw-other-host')).toBe(false);
+    await expect(driver.ensureListener({ ...spec, id: 'gw-out', address: GATEWAY.host, port: 20011, tls: { certificateId: 1 } })).rejects.toMatchObject({ code: 'invalid' });
+    await expect(driver.ensureListener({ ...spec, id: 'gw-in', address: GATEWAY.host, port: 20010, tls: { certificateId: 99 } })).rejects.toMatchObject({
+      code: 'invalid',
+      message: 'no certificate 99',
+    });
+    // The refused change left the listener as it was.
+    expect((await driver.observe('gw-in'))!.spec?.tls).toBeUndefined();
+    for (const id of ['gw-in', 'gw-out', 'gw-other-host']) await driver.deleteListener(id);
+  });
 
   it('keeps a listener and its backends as asked, safe to repeat, and tells the edge', async () => {
     expect(await driver.observe(spec.id)).toBeNull();
@@ -55,6 +101,7 @@ describe('LocalLoadBalancerDriver', () => {
         { ...backend(1), state: 'active', health: 'unknown', connections: 0 },
         { ...backend(2), state: 'active', health: 'unknown', connections: 0 },
       ],
+      spec,
     });
     await driver.drainBackend(spec.id, backend(1));
     await driver.removeBackend(spec.id, backend(2));
@@ -78,6 +125,29 @@ describe('LocalLoadBalancerDriver', () => {
     // Each of the 13 changes told the edge (notifications arrive after commit, on another connection).
     await waitFor('13 notifications', () => notices.length >= 13, { timeoutMs: 10_000, intervalMs: 10 });
     expect(new Set(notices)).toEqual(new Set(['balancers']));
+  });
+
+  it("watch hears the edge's verdicts, and stops hearing them when told", async () => {
+    const watcher = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const heard: string[] = [];
+    const stop = watcher.watch((id) => heard.push(id));
+    const id = `watch-${process.pid}`;
+    // Said until heard: the watch's LISTEN comes up in the background.
+    await waitFor('the notice to be heard', async () => {
+      await ds.query(`SELECT pg_notify($1, $2)`, [BALANCER_STATUS_CHANNEL, id]);
+      return heard.includes(id);
+    });
+    stop();
+    // Another watch, still on, hears a later notice: the stopped one does not.
+    const other = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const later: string[] = [];
+    const stopOther = other.watch((x) => later.push(x));
+    await waitFor('the later notice to be heard', async () => {
+      await ds.query(`SELECT pg_notify($1, $2)`, [BALANCER_STATUS_CHANNEL, `${id}-later`]);
+      return later.includes(`${id}-later`);
+    });
+    stopOther();
+    expect(heard.filter((x) => x !== id)).toEqual([]);
   });
 
   it('refuses what no balancer can be given, and a drain of nothing', async () => {

@@ -1,7 +1,17 @@
-import { notifyEdge } from '@stratus/core';
-import { DataSource, EntityManager } from 'typeorm';
+import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL, isForeignKeyViolation } from '@stratus/core';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { DriverError } from '../driver-error';
 import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
+
+/**
+ * The edge's gateway: the host whose `range` of ports its gateway HAProxy
+ * holds from its start (GATEWAY_HOST, GATEWAY_PORT_RANGE).
+ */
+export interface LocalGateway {
+  host: string;
+  range: { from: number; to: number };
+}
 
 /**
  * The local provider's load balancers are the edge's HAProxy. The driver
@@ -9,43 +19,127 @@ import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpe
  * and tells the edge; the edge serves it without the worker, and writes
  * back whether the listener serves and what HAProxy says of each backend.
  * So nothing here waits for HAProxy, and a stopped worker stops nothing.
+ *
+ * A TCP listener on the gateway host with a port of the gateway range is
+ * the gateway's (`gateway`): the edge serves it from the HAProxy that holds
+ * the whole range (runtime API only, TLS by certificate swap), since a
+ * second HAProxy could not bind a port that one holds. The decision is
+ * written with the listener, so an edge configured with another range says
+ * so (an error) rather than serving the port from elsewhere.
  */
 export class LocalLoadBalancerDriver implements LoadBalancerDriver {
-  constructor(private readonly db: () => DataSource) {}
+  private readonly watchers = new Set<(id: string) => void>();
+  private listening: Client | null = null;
+
+  constructor(
+    private readonly db: () => DataSource,
+    private readonly gateway: LocalGateway | null = null,
+    /** Where `watch` listens for the edge's verdicts; without it `watch` hears nothing (callers poll). */
+    private readonly databaseUrl: string | null = null,
+  ) {}
+
+  /** The edge NOTIFYs each new verdict (BALANCER_STATUS_CHANNEL); one connection serves every watcher. */
+  watch(onChange: (id: string) => void): () => void {
+    this.watchers.add(onChange);
+    if (this.watchers.size === 1) this.listen();
+    return () => {
+      this.watchers.delete(onChange);
+      if (this.watchers.size === 0) this.unlisten();
+    };
+  }
+
+  private listen(): void {
+    if (!this.databaseUrl || this.listening || this.watchers.size === 0) return;
+    const client = new Client({ connectionString: this.databaseUrl, application_name: 'stratus-balancer-watch' });
+    this.listening = client;
+    const lost = () => {
+      if (this.listening !== client) return;
+      this.listening = null;
+      client.end().catch(() => undefined);
+      // Missed notices only slow the callers down (they poll): try again in a second.
+      setTimeout(() => this.listen(), 1_000).unref();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (n) => {
+      for (const w of this.watchers) w(String(n.payload));
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN ${BALANCER_STATUS_CHANNEL}`))
+      .catch(lost);
+  }
+
+  private unlisten(): void {
+    const client = this.listening;
+    this.listening = null;
+    client?.end().catch(() => undefined);
+  }
 
   async ensureListener(spec: ListenerSpec): Promise<void> {
     const invalid = invalidListener(spec);
     if (invalid) throw new DriverError('invalid', invalid);
     const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
-    await this.changing(async (m) => {
-      // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
-      await m.query(
-        `INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6,
+    const gateway = this.isGateway(spec);
+    // Only the gateway's HAProxy is given certificates (over its runtime API).
+    if (spec.tls && !gateway) throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
+    const certificate = spec.tls?.certificateId ?? null;
+    // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
+    // The edge serves a gateway listener only with an active backend (its route's target): until
+    // then a notice would only make it read everything again for nothing (a create waits on that
+    // read), and the addBackend that follows tells it.
+    await this.changing(
+      `WITH up AS (
+         INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check, gateway, certificate_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6, gateway = $7, certificate_id = $8,
            bound_at = NULL, bind_error = NULL, updated_at = now()
-         WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check)
-           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb)`,
-        [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check)],
-      );
+         WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check,
+                load_balancers.gateway, load_balancers.certificate_id)
+           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb, $7::boolean, $8::int))
+       SELECT pg_notify($9, 'balancers') WHERE NOT $7::boolean OR EXISTS (SELECT 1 FROM load_balancer_backends WHERE listener_id = $1 AND state = 'active')`,
+      [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check), gateway, certificate, EDGE_CHANNEL],
+    ).catch((err) => {
+      // A certificate that does not exist (or was removed): nothing will make this listener.
+      throw err instanceof DriverError && err.code === 'retryable' && isForeignKeyViolation(err.cause) ? new DriverError('invalid', `no certificate ${certificate}`) : err;
     });
   }
 
+  async listenerIds(prefix: string): Promise<string[]> {
+    try {
+      const rows: Array<{ id: string }> = await this.db().query(`SELECT id FROM load_balancers WHERE starts_with(id, $1) ORDER BY id`, [prefix]);
+      return rows.map((r) => r.id);
+    } catch (err) {
+      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Whether the gateway's HAProxy serves the listener (see the class comment). */
+  private isGateway(spec: ListenerSpec): boolean {
+    if (!this.gateway || spec.protocol !== 'tcp') return false;
+    const { host, range } = this.gateway;
+    return spec.address === host && spec.port >= range.from && spec.port <= range.to;
+  }
+
+  private rangeText(): string {
+    return this.gateway ? `${this.gateway.host}:${this.gateway.range.from}-${this.gateway.range.to}` : 'none configured';
+  }
+
   async deleteListener(id: string): Promise<void> {
-    await this.changing((m) => m.query(`DELETE FROM load_balancers WHERE id = $1`, [id]));
+    await this.changing(`WITH gone AS (DELETE FROM load_balancers WHERE id = $1) SELECT pg_notify($2, 'balancers')`, [id, EDGE_CHANNEL]);
   }
 
   async addBackend(listenerId: string, backend: BackendSpec): Promise<void> {
     this.check(backend);
-    await this.changing(async (m) => {
-      const [inserted] = await m.query(
-        `INSERT INTO load_balancer_backends (listener_id, address, port, state)
+    const [added] = await this.changing(
+      `WITH added AS (
+         INSERT INTO load_balancer_backends (listener_id, address, port, state)
          SELECT id, $2, $3, 'active' FROM load_balancers WHERE id = $1
          ON CONFLICT (listener_id, address, port) DO UPDATE SET state = 'active'
-         RETURNING 1`,
-        [listenerId, backend.address, backend.port],
-      );
-      if (!inserted) throw new DriverError('not_found', `no load balancer ${listenerId}`);
-    });
+         RETURNING 1)
+       SELECT pg_notify($4, 'balancers') FROM added`,
+      [listenerId, backend.address, backend.port, EDGE_CHANNEL],
+    );
+    if (!added) throw new DriverError('not_found', `no load balancer ${listenerId}`);
   }
 
   async drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
@@ -59,21 +153,35 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   async observe(id: string): Promise<ObservedListener | null> {
-    const [listener] = await this.db().query(`SELECT bound_at, bind_error FROM load_balancers WHERE id = $1`, [id]);
-    if (!listener) return null;
-    const backends = await this.db().query(
-      `SELECT host(address) AS address, port, state, health, connections FROM load_balancer_backends WHERE listener_id = $1 ORDER BY address, port`,
+    // One statement: a job waiting for a listener asks this often.
+    const [listener] = await this.db().query(
+      `SELECT host(l.address) AS address, l.port, l.protocol, l.hosts, l.health_check, l.certificate_id, l.bound_at, l.bind_error,
+              COALESCE((SELECT jsonb_agg(jsonb_build_object('address', host(b.address), 'port', b.port, 'state', b.state, 'health', b.health, 'connections', b.connections)
+                                  ORDER BY b.address, b.port)
+                        FROM load_balancer_backends b WHERE b.listener_id = l.id), '[]') AS backends
+       FROM load_balancers l WHERE l.id = $1`,
       [id],
     );
+    if (!listener) return null;
+    const backends: Array<Record<string, unknown>> = listener.backends;
     return {
       status: listener.bind_error ?? (listener.bound_at ? 'ok' : 'pending'),
-      backends: backends.map((b: Record<string, unknown>) => ({
+      backends: backends.map((b) => ({
         address: b.address as string,
         port: b.port as number,
         state: b.state as BackendState,
         health: b.health as 'up' | 'down' | 'unknown',
         connections: b.connections as number,
       })),
+      spec: {
+        id,
+        address: listener.address,
+        port: listener.port,
+        protocol: listener.protocol,
+        ...(listener.protocol === 'http' ? { hosts: listener.hosts } : {}),
+        ...(listener.certificate_id !== null ? { tls: { certificateId: listener.certificate_id } } : {}),
+        check: listener.health_check,
+      },
     };
   }
 
@@ -84,30 +192,25 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
 
   /** Sets the backend's state; false when there is no such backend. */
   private async setState(listenerId: string, backend: BackendSpec, state: BackendState): Promise<boolean> {
-    return this.changing(async (m) => {
-      // TypeORM answers an UPDATE with [rows, count].
-      const [, count] = await m.query(`UPDATE load_balancer_backends SET state = $4 WHERE listener_id = $1 AND address = $2 AND port = $3`, [
-        listenerId,
-        backend.address,
-        backend.port,
-        state,
-      ]);
-      return count > 0;
-    });
+    const [{ count }] = await this.changing(
+      `WITH changed AS (UPDATE load_balancer_backends SET state = $4 WHERE listener_id = $1 AND address = $2 AND port = $3 RETURNING 1)
+       SELECT (SELECT count(*) FROM changed)::int AS count, pg_notify($5, 'balancers')`,
+      [listenerId, backend.address, backend.port, state, EDGE_CHANNEL],
+    );
+    return count > 0;
   }
 
-  /** A change and the edge's notice of it, in one transaction: the edge hears of it at commit, never of a rollback. */
-  private async changing<T>(change: (m: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * A change and the edge's notice of it, in one statement (so one
+   * transaction, and one round trip): the edge hears of it at commit, never
+   * of a rollback.
+   */
+  private async changing(sql: string, params: unknown[]): Promise<Array<Record<string, any>>> {
     try {
-      return await this.db().transaction(async (m) => {
-        const result = await change(m);
-        await notifyEdge(m, 'balancers');
-        return result;
-      });
+      return await this.db().query(sql, params);
     } catch (err) {
-      if (err instanceof DriverError) throw err;
       // PostgreSQL unreachable, a serialisation failure...: the job tries again later.
-      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`);
+      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 }

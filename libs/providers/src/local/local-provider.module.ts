@@ -6,6 +6,7 @@ import { CATALOG_DRIVER } from '../catalog.driver';
 import { COMPUTE_DRIVER } from '../compute.driver';
 import { DATABASE_DRIVER } from '../databases.driver';
 import { LOAD_BALANCER_DRIVER } from '../load-balancer.driver';
+import { NETWORK_DRIVER } from '../network.driver';
 import { VOLUME_DRIVER } from '../volume.driver';
 import { installationCgroups } from './cgroups';
 import { createLocalDatabaseDriver } from './databases/local-databases';
@@ -17,6 +18,7 @@ import { LocalComputeDriver } from './local-compute.driver';
 import { LOCAL_HOOKS, LocalHooks } from './local-hooks';
 import { LocalImages } from './local-images';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
+import { LocalNetworkDriver } from './local-network.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
 import { PacketFilter } from './packet-filter';
 
@@ -67,10 +69,24 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
     {
       // The desired state goes to PostgreSQL, where the edge reads it; a process without the database gets an error on use, not at boot.
       provide: LOAD_BALANCER_DRIVER,
+      inject: [AppConfig, { token: DataSource, optional: true }],
+      useFactory: (config: AppConfig, db?: DataSource) =>
+        new LocalLoadBalancerDriver(
+          () => {
+            if (!db) throw new Error('the load-balancer driver needs the database module');
+            return db;
+          },
+          { host: config.GATEWAY_HOST, range: config.gatewayPorts },
+          config.DATABASE_URL,
+        ),
+    },
+    {
+      // The leases are rows beside the resources; as for load balancers, the database is needed on use only.
+      provide: NETWORK_DRIVER,
       inject: [{ token: DataSource, optional: true }],
       useFactory: (db?: DataSource) =>
-        new LocalLoadBalancerDriver(() => {
-          if (!db) throw new Error('the load-balancer driver needs the database module');
+        new LocalNetworkDriver(() => {
+          if (!db) throw new Error('the network driver needs the database module');
           return db;
         }),
     },
@@ -87,6 +103,6 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       }),
     },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, LOCAL_HOOKS],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER, LOCAL_HOOKS],
 })
 export class LocalProviderModule {}

@@ -5,7 +5,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Operations of the fake provider a failure can be injected into. */
 export type FakeOperation =
-  'compute.create' | 'compute.delete' | 'volume.create' | 'volume.attach' | 'volume.detach' | 'volume.delete' | 'database.ensureRunning' | 'database.delete';
+  | 'compute.create'
+  | 'compute.delete'
+  | 'volume.create'
+  | 'volume.attach'
+  | 'volume.detach'
+  | 'volume.delete'
+  | 'database.ensureRunning'
+  | 'database.delete'
+  | 'network.ensureAddress'
+  | 'network.releaseAddress';
 
 /**
  * Where an injected failure strikes: `before` anything is done, or
@@ -34,7 +43,7 @@ export interface FakeControlOptions {
   bootLog?: string;
   /**
    * A file that holds what the fake "runs" (instances, volumes, servers, load
-   * balancers), read when its drivers are made: a real provider's resources
+   * balancers, addresses), read when its drivers are made: a real provider's resources
    * outlive the control plane's processes, so a worker started again finds
    * them. One worker per file (per installation) at a time.
    */

@@ -1,4 +1,5 @@
 import { BackendSpec, BackendState, DriverError, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
+import { existsSync, readFileSync } from 'node:fs';
 import { FakeControl } from './fake-control';
 
 interface FakeListener {
@@ -7,6 +8,17 @@ interface FakeListener {
 }
 
 const keyOf = (b: BackendSpec) => `${b.address}:${b.port}`;
+
+/**
+ * A listener as a worker on the fake provider last saved it (its state
+ * file, see fakeStateFile), or null: for a test in another process, since
+ * nothing listens under the fake provider.
+ */
+export function savedFakeListener(stateFile: string, id: string): { spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> } | null {
+  if (!existsSync(stateFile)) return null;
+  const saved = (JSON.parse(readFileSync(stateFile, 'utf8')).loadBalancers ?? []) as Array<{ spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> }>;
+  return saved.find((l) => l.spec.id === id) ?? null;
+}
 
 /**
  * The FAKE provider's load balancers: listeners and backends in memory,
@@ -74,6 +86,11 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     await this.control.delay();
     const listener = this.listeners.get(id);
     if (!listener) return null;
-    return { status: 'ok', backends: [...listener.backends.values()].map((b) => ({ ...b, health: 'unknown', connections: 0 })) };
+    return { status: 'ok', backends: [...listener.backends.values()].map((b) => ({ ...b, health: 'unknown', connections: 0 })), spec: listener.spec };
+  }
+
+  async listenerIds(prefix: string): Promise<string[]> {
+    await this.control.delay();
+    return [...this.listeners.keys()].filter((id) => id.startsWith(prefix)).sort();
   }
 }

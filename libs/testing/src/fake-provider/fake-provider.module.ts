@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
-import { CATALOG_DRIVER, COMPUTE_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, VOLUME_DRIVER } from '@stratus/providers';
+import { CATALOG_DRIVER, COMPUTE_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER, VOLUME_DRIVER } from '@stratus/providers';
 import { join } from 'node:path';
 import { FakeCatalogDriver } from './fake-catalog.driver';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
 import { FakeDatabaseDriver } from './fake-database.driver';
 import { FakeLoadBalancerDriver } from './fake-load-balancer.driver';
+import { FakeNetworkDriver } from './fake-network.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 export { FakeCatalogDriver };
@@ -59,8 +60,9 @@ function controlFromEnv(config: AppConfig, env: NodeJS.ProcessEnv = process.env)
     },
     { provide: DATABASE_DRIVER, inject: [FAKE_CONTROL], useFactory: (control: FakeControl) => new FakeDatabaseDriver(control) },
     { provide: LOAD_BALANCER_DRIVER, inject: [FAKE_CONTROL], useFactory: (control: FakeControl) => new FakeLoadBalancerDriver(control) },
+    { provide: NETWORK_DRIVER, inject: [FAKE_CONTROL], useFactory: (control: FakeControl) => new FakeNetworkDriver(control) },
     { provide: CATALOG_DRIVER, inject: [AppConfig], useFactory: (config: AppConfig) => new FakeCatalogDriver(config.LOCAL_ADDRESS_POOL) },
   ],
-  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, FAKE_CONTROL],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER, FAKE_CONTROL],
 })
 export class FakeProviderModule {}

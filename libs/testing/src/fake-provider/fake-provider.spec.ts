@@ -1,10 +1,14 @@
 import { DatabaseServerSpec, DriverError, InstanceSpec } from '@stratus/providers';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { driverContract, loadBalancerContract } from '../driver-contract';
 import { FakeComputeDriver } from './fake-compute.driver';
 import { FakeControl } from './fake-control';
 import { FakeDatabaseDriver } from './fake-database.driver';
 import { FakeLoadBalancerDriver } from './fake-load-balancer.driver';
+import { FakeNetworkDriver } from './fake-network.driver';
 import { FakeVolumeDriver } from './fake-volume.driver';
 
 const spec = (): InstanceSpec => ({
@@ -28,7 +32,9 @@ describe('the fake provider', () => {
   const volumes = new FakeVolumeDriver(control, compute);
   const databases = new FakeDatabaseDriver(control);
   const balancers = new FakeLoadBalancerDriver(control);
+  const network = new FakeNetworkDriver(control);
   let n = 0;
+  let networks = 0;
 
   const databaseSpec = (): DatabaseServerSpec => ({
     key: `redis-${++n}`,
@@ -44,7 +50,7 @@ describe('the fake provider', () => {
     ha: false,
   });
 
-  loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}` }));
+  loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}`, tls: { address: '127.0.0.1', port: 20001, certificateId: 1 } }));
 
   driverContract('fake', () => ({
     compute,
@@ -81,6 +87,11 @@ describe('the fake provider', () => {
         return databaseSpec();
       },
     },
+    network: {
+      driver: network,
+      // A range of its own per call.
+      network: (prefixLength) => ({ networkId: `net-${++networks}`, cidr: `10.9.${networks}.0/${prefixLength}` }),
+    },
   }));
 
   it('a boot past the boot timeout is removed and reported as a terminal error', async () => {
@@ -101,6 +112,24 @@ describe('the fake provider', () => {
     expect(err.terminal).toBe(true);
     expect(err.message).toMatch(/not ready within 50 ms/);
     expect(await driver.observe(s.id)).toBeNull();
+  });
+
+  it('an address assigned by an ensure cut short is the one a repeat returns, also for the next worker', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fake-network-'));
+    try {
+      const stateFile = join(dir, 'state.json');
+      const first = new FakeControl({ stateFile });
+      const req = { id: randomUUID(), networkId: 'private', cidr: '10.8.0.0/29', kind: 'instance' };
+      first.failNext('network.ensureAddress', 'halfway');
+      await failed(new FakeNetworkDriver(first).ensureAddress(req));
+      // A worker started again on the same installation.
+      const next = new FakeNetworkDriver(new FakeControl({ stateFile }));
+      expect(await next.observe(req.id)).toBe('10.8.0.1');
+      expect(await next.ensureAddress(req)).toBe('10.8.0.1');
+      expect(await next.ensureAddress({ ...req, id: randomUUID() })).toBe('10.8.0.2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('records how many boots overlapped', () => {

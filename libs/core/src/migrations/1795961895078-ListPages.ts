@@ -40,8 +40,8 @@ const WATCHED = ['instances', 'managed_databases', 'volumes', 'proxy_hosts'];
  * trigger, so whatever writes the row (api, worker, an operator's psql) is
  * heard; PostgreSQL folds repeats of one payload within a transaction.
  */
-export class ListPages1795861895078 implements MigrationInterface {
-  name = 'ListPages1795861895078';
+export class ListPages1795961895078 implements MigrationInterface {
+  name = 'ListPages1795961895078';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     for (const [name] of REPLACED) await queryRunner.query(`DROP INDEX "public"."${name}"`);
