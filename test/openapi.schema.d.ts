@@ -126,7 +126,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's instances, newest first */
+    /** The project's instances, newest first, a page at a time; ?wait= long-polls for a change */
     get: operations['Instances_list'];
     put?: never;
     /** Create an instance; it boots asynchronously (poll the list until ACTIVE) */
@@ -144,7 +144,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One instance, with the fields of its create */
+    /** One instance, with the fields of its create; ?wait= long-polls for a change */
     get: operations['Instances_get'];
     put?: never;
     post?: never;
@@ -179,7 +179,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's volumes, newest first */
+    /** The project's volumes, newest first, a page at a time; ?wait= long-polls for a change */
     get: operations['Volumes_list'];
     put?: never;
     post?: never;
@@ -402,7 +402,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Databases_list'];
     put?: never;
     /** Create a PostgreSQL database server */
@@ -420,7 +420,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Databases_get'];
     put?: never;
     post?: never;
@@ -438,7 +438,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Cache_list'];
     put?: never;
     /** Create a Redis cache server */
@@ -456,7 +456,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Cache_get'];
     put?: never;
     post?: never;
@@ -474,7 +474,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The project's servers of this kind, newest first (no passwords) */
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
     get: operations['Analytics_list'];
     put?: never;
     /** Create a ClickHouse analytics server (HTTP) */
@@ -492,7 +492,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One server of this kind (no password) */
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
     get: operations['Analytics_get'];
     put?: never;
     post?: never;
@@ -1174,7 +1174,10 @@ export interface operations {
   Health_health: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1182,11 +1185,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['LiveView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -1211,7 +1223,10 @@ export interface operations {
   Health_ready: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1219,11 +1234,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ReadyView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -1252,7 +1276,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1260,11 +1287,22 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['FlavorPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1311,7 +1349,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1319,11 +1360,22 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['SecurityGroupPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1370,7 +1422,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1378,11 +1433,22 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ImagePage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1429,7 +1495,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1437,11 +1506,22 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['NetworkPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1488,7 +1568,10 @@ export interface operations {
         /** @description next_cursor of the previous page */
         cursor?: string;
       };
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1496,11 +1579,22 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['KeypairPage'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description limit out of 1..100, or a cursor this API did not issue */
       400: {
@@ -1542,19 +1636,54 @@ export interface operations {
   };
   Instances_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'BUILD' | 'ACTIVE' | 'SHUTOFF' | 'ERROR' | 'DELETING';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['InstanceListItemView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -1575,7 +1704,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1666,8 +1795,14 @@ export interface operations {
   };
   Instances_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -1678,11 +1813,20 @@ export interface operations {
       /** @description address is null (and metadata.privateIp absent) until the network assigned it */
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['InstanceDetailView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -1729,7 +1873,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -1903,19 +2047,54 @@ export interface operations {
   };
   Volumes_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'creating' | 'available' | 'attaching' | 'in-use' | 'detaching' | 'deleting' | 'error';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['VolumeView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid bearer token */
@@ -1945,7 +2124,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2252,7 +2431,10 @@ export interface operations {
   Gateway_availablePort: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2260,11 +2442,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AvailablePortView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2307,7 +2498,10 @@ export interface operations {
   Gateway_usedPorts: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2315,11 +2509,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['UsedPortsView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2353,7 +2556,10 @@ export interface operations {
   Gateway_health: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2361,11 +2567,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['GatewayHealthView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {
@@ -2751,19 +2966,50 @@ export interface operations {
   };
   Dns_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ProxyHostView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid bearer token */
@@ -2784,7 +3030,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -2797,8 +3043,14 @@ export interface operations {
   };
   Dns_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         proxyHostId: string;
       };
@@ -2808,11 +3060,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ProxyHostView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description not a proxy host id */
       400: {
@@ -2850,7 +3111,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3026,19 +3287,54 @@ export interface operations {
   };
   Databases_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PostgresView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3059,7 +3355,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3159,8 +3455,14 @@ export interface operations {
   };
   Databases_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3170,11 +3472,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PostgresView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3221,7 +3532,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3308,19 +3619,54 @@ export interface operations {
   };
   Cache_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CacheView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3341,7 +3687,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3441,8 +3787,14 @@ export interface operations {
   };
   Cache_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3452,11 +3804,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CacheView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3503,7 +3864,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3590,19 +3951,54 @@ export interface operations {
   };
   Analytics_list: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
+      /** @description A page, newest first */
       200: {
         headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AnalyticsView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
       /** @description missing or invalid x-api-key */
@@ -3623,7 +4019,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3723,8 +4119,14 @@ export interface operations {
   };
   Analytics_get: {
     parameters: {
-      query?: never;
-      header?: never;
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path: {
         id: string;
       };
@@ -3734,11 +4136,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AnalyticsView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description invalid request: the message names the field */
       400: {
@@ -3785,7 +4196,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
       503: {
         headers: {
           [name: string]: unknown;
@@ -3873,7 +4284,10 @@ export interface operations {
   Auth_keys: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3881,11 +4295,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['JwksView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description unexpected error */
       500: {
@@ -3910,7 +4333,10 @@ export interface operations {
   Auth_whoami: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3918,11 +4344,20 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WhoamiView'];
         };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description missing or invalid bearer token */
       401: {

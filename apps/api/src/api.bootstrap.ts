@@ -9,6 +9,7 @@ import { mountQueueDashboard } from './admin/queue-dashboard';
 import { ApiModule } from './api.module';
 import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
 import { envelope } from './http/error-envelope';
+import { answerConditionalGets } from './http/etag';
 import { answerClientError } from './http/client-error';
 import { registerJsonParser } from './http/json-body.parser';
 import { logRequests } from './http/request-logging';
@@ -51,6 +52,7 @@ export async function createApi(): Promise<NestFastifyApplication> {
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
   logRequests(fastify, (await app.resolve(PinoLogger)).logger);
+  answerConditionalGets(fastify);
   refuseWhileClosing(fastify);
   app.useGlobalFilters(new AllExceptionsFilter(config.DATABASE_URL));
   app.useGlobalPipes(new StrictValidationPipe());

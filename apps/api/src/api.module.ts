@@ -9,6 +9,8 @@ import { AnalyticsController, CacheController, DatabasesController } from './dat
 import { DnsController } from './dns/dns.controller';
 import { GatewayController } from './gateway/gateway.controller';
 import { HealthController } from './health/health.controller';
+import { ChangeFeed } from './http/change-feed';
+import { LongPollInterceptor } from './http/long-poll.interceptor';
 import { InstancesController } from './instances/instances.controller';
 import { VolumesController } from './volumes/volumes.controller';
 
@@ -26,6 +28,6 @@ import { VolumesController } from './volumes/volumes.controller';
     CacheController,
     AnalyticsController,
   ],
-  providers: [CatalogService],
+  providers: [CatalogService, ChangeFeed, LongPollInterceptor],
 })
 export class ApiModule {}

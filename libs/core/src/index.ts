@@ -40,6 +40,8 @@ export * from './databases/database-cas';
 export * from './secrets/password-verifiers';
 export * from './dns/instance-domains';
 export * from './database/hot-queries';
+export * from './database/keyset-page';
+export * from './database/change-channel';
 export * from './database/constraint-violation';
 export * from './system/system-user';
 export * from './errors/domain-errors';

@@ -62,8 +62,23 @@ export class OutboxService implements JobOutbox {
       });
   }
 
-  /** Enqueues pending rows older than `minAgeMs`; returns how many. */
-  async relay(minAgeMs: number, batch = 200): Promise<number> {
+  /**
+   * Enqueues pending rows older than `minAgeMs`, a batch at a time (one
+   * Redis round trip per queue each), until none is left or `maxBatches`
+   * ran; returns how many. A backlog (Redis was away) drains in one run, and
+   * no run holds more than a batch of rows locked.
+   */
+  async relay(minAgeMs: number, batch = 500, maxBatches = 20): Promise<number> {
+    let relayed = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const n = await this.relayBatch(minAgeMs, batch);
+      relayed += n;
+      if (n < batch) break;
+    }
+    return relayed;
+  }
+
+  private relayBatch(minAgeMs: number, batch: number): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const entries: OutboxEntry[] = await manager
         .getRepository(OutboxEntry)
@@ -87,11 +102,18 @@ export class OutboxService implements JobOutbox {
     await this.dataSource.query(`DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < now() - make_interval(secs => $1)`, [olderThanMs / 1000]);
   }
 
+  /** One addBulk per queue: a job id already queued is skipped by BullMQ, as with add. */
   private async enqueue(entries: OutboxEntry[]): Promise<void> {
+    const byQueue = new Map<string, OutboxEntry[]>();
+    for (const e of entries) {
+      const name = JOB_QUEUE[e.jobName as JobName];
+      byQueue.set(name, [...(byQueue.get(name) ?? []), e]);
+    }
     await Promise.all(
-      entries.map((e) => {
-        const queue = this.moduleRef.get<Queue>(getQueueToken(JOB_QUEUE[e.jobName as JobName]), { strict: false });
-        return withRedisDeadline(`enqueue ${e.jobId}`, queue.add(e.jobName, e.payload, { jobId: e.jobId }));
+      [...byQueue].map(([name, batch]) => {
+        const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
+        const jobs = batch.map((e) => ({ name: e.jobName, data: e.payload, opts: { jobId: e.jobId } }));
+        return withRedisDeadline(`enqueue ${batch.length} jobs on ${name}`, queue.addBulk(jobs));
       }),
     );
   }

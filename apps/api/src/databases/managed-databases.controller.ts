@@ -1,10 +1,16 @@
-import { Delete, Get, HttpCode, Param, Type, UseInterceptors } from '@nestjs/common';
+import { Delete, Get, HttpCode, Param, Query, Type, UseInterceptors } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { DatabaseEngine, DatabaseRequest, ManagedDatabaseLifecycle, Principal } from '@stratus/core';
+import { DATABASE_STATUSES, DatabaseEngine, DatabaseRequest, ManagedDatabaseLifecycle, Principal } from '@stratus/core';
+import { pageRequest, StatusListQuery, WaitQuery } from '../http/list-query';
+import { ApiListResponse, LongPoll } from '../http/long-poll.interceptor';
+import { Links, PageLinks } from '../http/page-links';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ManagedView, presentCreated, presentDatabase } from './database.presenter';
 import { ProvisioningRetryAfterInterceptor } from './retry-after.interceptor';
+
+/** `?status=` takes the statuses the lists show. */
+class DatabaseListQuery extends StatusListQuery(DATABASE_STATUSES) {}
 
 /**
  * List, get and delete, the same for /v1/databases, /v1/cache and
@@ -24,18 +30,20 @@ export function ManagedDatabasesController(engine: DatabaseEngine, view: Type<Ma
     }
 
     @Get()
-    @ApiOperation({ summary: "The project's servers of this kind, newest first (no passwords)" })
-    @ApiOkResponse({ type: [view] })
-    async list(@CurrentPrincipal() principal: Principal): Promise<ManagedView[]> {
-      return (await this.databases.list(engine, principal)).map(presentDatabase);
+    @ApiOperation({ summary: "The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change" })
+    @ApiListResponse(view)
+    @LongPoll('managed_databases')
+    async list(@Query() query: DatabaseListQuery, @CurrentPrincipal() principal: Principal, @Links() links: PageLinks): Promise<ManagedView[]> {
+      return links.answer(await this.databases.list(engine, principal, pageRequest(query)), presentDatabase);
     }
 
     @Get(':id')
-    @ApiOperation({ summary: 'One server of this kind (no password)' })
+    @ApiOperation({ summary: 'One server of this kind (no password); ?wait= long-polls for a change, as for ready' })
     @ApiOkResponse({ type: view })
     @ApiForbiddenResponse({ description: "another project's server" })
     @ApiNotFoundResponse({ description: 'no such server in this collection' })
-    async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ManagedView> {
+    @LongPoll('managed_databases')
+    async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Query() _wait: WaitQuery): Promise<ManagedView> {
       return presentDatabase(await this.databases.get(engine, id, principal));
     }
 

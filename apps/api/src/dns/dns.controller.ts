@@ -1,4 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ListQuery, pageRequest, WaitQuery } from '../http/list-query';
+import { ApiListResponse, LongPoll } from '../http/long-poll.interceptor';
+import { Links, PageLinks } from '../http/page-links';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AppConfig, InstanceLifecycle, Principal, ProxyHostLifecycle } from '@stratus/core';
 import { BearerAuth, PublicRoute } from '../auth/bearer.guard';
@@ -48,9 +51,10 @@ export class DnsController {
   @Get('list')
   @PublicRoute()
   @ApiOperation({ summary: "Proxy hosts: with a token your project's; without one (public, as SPEC.md says, unless PUBLIC_ENDPOINTS_REQUIRE_AUTH) every project's" })
-  @ApiOkResponse({ type: [ProxyHostView] })
-  async list(@CurrentPrincipal() principal: Principal | undefined): Promise<ProxyHostView[]> {
-    return (await this.proxyHosts.list(principal)).map((p) => presentProxyHost(p, this.httpPort));
+  @ApiListResponse(ProxyHostView)
+  @LongPoll('proxy_hosts')
+  async list(@Query() query: ListQuery, @CurrentPrincipal() principal: Principal | undefined, @Links() links: PageLinks): Promise<ProxyHostView[]> {
+    return links.answer(await this.proxyHosts.list(principal, pageRequest(query)), (p) => presentProxyHost(p, this.httpPort));
   }
 
   @Get('proxy-hosts/:proxyHostId')
@@ -59,7 +63,8 @@ export class DnsController {
   @ApiOkResponse({ type: ProxyHostView })
   @ApiBadRequestResponse({ description: 'not a proxy host id' })
   @ApiNotFoundResponse({ description: NOT_FOUND })
-  async get(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined): Promise<ProxyHostView> {
+  @LongPoll('proxy_hosts')
+  async get(@Param('proxyHostId') id: string, @CurrentPrincipal() principal: Principal | undefined, @Query() _wait: WaitQuery): Promise<ProxyHostView> {
     return presentProxyHost(await this.proxyHosts.get(id, principal), this.httpPort);
   }
 

@@ -1,10 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBadRequestResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { InstanceLifecycle, Principal } from '@stratus/core';
+import { INSTANCE_STATUSES, InstanceLifecycle, Principal } from '@stratus/core';
+import { pageRequest, StatusListQuery, WaitQuery } from '../http/list-query';
+import { ApiListResponse, LongPoll } from '../http/long-poll.interceptor';
+import { Links, PageLinks } from '../http/page-links';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateInstanceDto } from './create-instance.dto';
 import { InstanceCreatedView, InstanceDetailView, InstanceListItemView, presentCreated, presentDetail, presentListItem } from './instance.presenter';
+
+/** `?status=` takes the statuses the list shows. */
+class InstanceListQuery extends StatusListQuery(INSTANCE_STATUSES) {}
 
 @ApiTags('instances')
 @ApiKeyAuth()
@@ -27,18 +33,20 @@ export class InstancesController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The project's instances, newest first" })
-  @ApiOkResponse({ type: [InstanceListItemView] })
-  async list(@CurrentPrincipal() principal: Principal): Promise<InstanceListItemView[]> {
-    return (await this.instances.list(principal)).map(presentListItem);
+  @ApiOperation({ summary: "The project's instances, newest first, a page at a time; ?wait= long-polls for a change" })
+  @ApiListResponse(InstanceListItemView)
+  @LongPoll('instances')
+  async list(@Query() query: InstanceListQuery, @CurrentPrincipal() principal: Principal, @Links() links: PageLinks): Promise<InstanceListItemView[]> {
+    return links.answer(await this.instances.list(principal, pageRequest(query)), presentListItem);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One instance, with the fields of its create' })
+  @ApiOperation({ summary: 'One instance, with the fields of its create; ?wait= long-polls for a change' })
   @ApiOkResponse({ description: 'address is null (and metadata.privateIp absent) until the network assigned it', type: InstanceDetailView })
   @ApiForbiddenResponse({ description: "another project's instance" })
   @ApiNotFoundResponse({ description: 'no such instance' })
-  async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<InstanceDetailView> {
+  @LongPoll('instances')
+  async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Query() _wait: WaitQuery): Promise<InstanceDetailView> {
     return presentDetail(await this.instances.get(id, principal));
   }
 

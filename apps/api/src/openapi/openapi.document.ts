@@ -1,8 +1,27 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { HeaderObject, ParameterObject, ReferenceObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorEnvelopeView } from '../http/error-envelope';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+const ETAG_HEADER: HeaderObject = {
+  description: 'Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed',
+  schema: { type: 'string' },
+};
+
+const IF_NONE_MATCH: ParameterObject = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change.',
+  schema: { type: 'string' },
+};
+
+/** A JSON 200: what etag.ts tags. */
+function conditional(response: ResponseObject | ReferenceObject | undefined): response is ResponseObject {
+  return response !== undefined && 'content' in response && response.content?.['application/json'] !== undefined;
+}
 
 /**
  * The OpenAPI document of the api, from the controllers' decorators and the
@@ -10,7 +29,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
  * every 4xx and 5xx answer carries the error envelope (AllExceptionsFilter
  * makes it so), any route may answer 500 and 503, a route that takes
  * parameters or a body may answer 400 (and 413, 415 for the body), and a
- * route without a guard needs no credential.
+ * route without a guard needs no credential, and every GET of JSON has an
+ * ETag and answers 304 to an If-None-Match naming it (etag.ts).
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -44,6 +64,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (operation.requestBody) {
         responses['413'] ??= { description: 'the body is over the size limit' };
         responses['415'] ??= { description: 'the body is not application/json' };
+      }
+      if (method === 'get' && conditional(responses['200'])) {
+        // etag.ts: every successful GET has an ETag and honours If-None-Match.
+        responses['200'].headers = { ...responses['200'].headers, ETag: ETAG_HEADER };
+        responses['304'] ??= { description: 'not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it)' };
+        operation.parameters = [...(operation.parameters ?? []), IF_NONE_MATCH];
       }
       responses['500'] ??= { description: 'unexpected error' };
       responses['503'] ??= { description: 'PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down' };

@@ -1,11 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal, VolumeLifecycle } from '@stratus/core';
+import { Principal, VOLUME_STATUSES, VolumeLifecycle } from '@stratus/core';
+import { pageRequest, StatusListQuery } from '../http/list-query';
+import { ApiListResponse, LongPoll } from '../http/long-poll.interceptor';
+import { Links, PageLinks } from '../http/page-links';
 import { BearerAuth } from '../auth/bearer.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
 import { MessageView } from '../http/message.view';
 import { presentAttachment, presentVolume, VolumeAttachmentResultView, VolumeView } from './volume.presenter';
+
+/** `?status=` takes the statuses the list shows. */
+class VolumeListQuery extends StatusListQuery(VOLUME_STATUSES) {}
 
 @ApiTags('volumes')
 @BearerAuth()
@@ -22,10 +28,11 @@ export class VolumesController {
   }
 
   @Get('list')
-  @ApiOperation({ summary: "The project's volumes, newest first" })
-  @ApiOkResponse({ type: [VolumeView] })
-  async list(@CurrentPrincipal() principal: Principal): Promise<VolumeView[]> {
-    return (await this.volumes.list(principal)).map(presentVolume);
+  @ApiOperation({ summary: "The project's volumes, newest first, a page at a time; ?wait= long-polls for a change" })
+  @ApiListResponse(VolumeView)
+  @LongPoll('volumes')
+  async list(@Query() query: VolumeListQuery, @CurrentPrincipal() principal: Principal, @Links() links: PageLinks): Promise<VolumeView[]> {
+    return links.answer(await this.volumes.list(principal, pageRequest(query)), presentVolume);
   }
 
   @Delete('delete/:id')

@@ -6,9 +6,11 @@ import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { liveBatches } from '../jobs/live-batches';
 import { serverSpecOf } from './database-server-spec';
 
-/** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
+/** The statuses a sweep looks at; error is left as it is (managed_databases_live indexes these). */
+const LIVE_STATUSES = ['provisioning', 'ready', 'deleting'];
 
 /**
  * Level-based repair of database servers: restarts a ready server that
@@ -35,9 +37,12 @@ export class DatabasesReconciler {
 
   /** Reconciles the given rows, or every live one. */
   async sweep(ids?: number[]): Promise<void> {
-    const rows = await this.dataSource.getRepository(ManagedDatabase).find({
-      where: ids ? { id: In(ids) } : { status: In(['provisioning', 'ready', 'deleting']) },
-    });
+    if (ids) return this.reconcile(await this.dataSource.getRepository(ManagedDatabase).find({ where: { id: In(ids) } }));
+    // A batch at a time (live-batches.ts): each costs the same however many rows there are.
+    for await (const rows of liveBatches<ManagedDatabase>(this.dataSource, ManagedDatabase, LIVE_STATUSES)) await this.reconcile(rows);
+  }
+
+  private async reconcile(rows: ManagedDatabase[]): Promise<void> {
     for (const row of rows) {
       switch (row.status) {
         case 'ready':

@@ -6,9 +6,11 @@ import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { liveBatches } from '../jobs/live-batches';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
-/** A pending row whose job is missing this long is re-enqueued (the outbox relay goes first). */
+/** The statuses a sweep looks at; ERROR is left as it is (instances_live indexes these). */
+const LIVE_STATUSES = ['BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING'];
 
 /**
  * Level-based repair of instances: compares every live row with what the
@@ -35,11 +37,15 @@ export class InstancesReconciler {
 
   /** Reconciles the given instances, or every live one. */
   async sweep(ids?: string[]): Promise<void> {
+    if (ids) return this.reconcile(await this.dataSource.getRepository(Instance).find({ where: { id: In(ids) } }));
     // Level-based like the rest: whatever a lost job or a crash left, the whole table is put right.
-    if (!ids) await this.packetFilter.sync();
-    const rows = await this.dataSource.getRepository(Instance).find({
-      where: ids ? { id: In(ids) } : { status: In(['BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING']) },
-    });
+    await this.packetFilter.sync();
+    // A batch at a time, in id order from where the last one ended: each costs the same however many
+    // there are, and the sweep never holds every live row (nor one provider call for all of them) at once.
+    for await (const rows of liveBatches<Instance>(this.dataSource, Instance, LIVE_STATUSES)) await this.reconcile(rows);
+  }
+
+  private async reconcile(rows: Instance[]): Promise<void> {
     if (rows.length === 0) return;
     const observed = await this.driver.observeAll(rows.map((r) => r.id));
     for (const row of rows) {

@@ -210,6 +210,17 @@ export class AppConfig {
   @Min(200)
   EDGE_RESYNC_INTERVAL_MS = 5_000;
 
+  /**
+   * Long polls (`?wait=`) one api process holds at once; one more is a 503
+   * with Retry-After. A waiting poll holds no PostgreSQL connection, only a
+   * socket and a little memory, so the bound is about file descriptors.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  LONG_POLL_MAX_WAITERS = 1_000;
+
   /** Suffix of proxy host names; `*.localhost` resolves to loopback in curl and browsers without DNS. */
   @Matches(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/)
   DNS_DOMAIN_SUFFIX = 'localhost';

@@ -9,8 +9,13 @@ import { DatabaseEngine } from './database-engines';
  * engine's password verifier is stored, never the password.
  */
 @Entity('managed_databases')
-@Index('managed_databases_project_engine', ['projectId', 'engine', 'createdAt'])
-@Index('managed_databases_status', ['status'])
+// Keyset pages of a project's list, unfiltered and by status or name (keyset-page.ts).
+@Index('managed_databases_project_page', ['projectId', 'engine', 'createdAt', 'id'])
+@Index('managed_databases_project_status_page', ['projectId', 'engine', 'status', 'createdAt', 'id'])
+@Index('managed_databases_project_name_page', ['projectId', 'engine', 'name', 'createdAt', 'id'])
+// What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
+// status alone: the planner would take it, and sort every live row for each batch.
+@Index('managed_databases_live', ['id'], { where: `status IN ('provisioning', 'ready', 'deleting')` })
 @Index('managed_databases_address', ['address'])
 // A name is taken while its resource lives; one being deleted frees it.
 @Index('managed_databases_live_name', ['projectId', 'engine', 'name'], { unique: true, where: `status <> 'deleting'` })

@@ -4,6 +4,7 @@ import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { isUniqueViolation } from '../database/constraint-violation';
 import { hotFindOne, hotQuery, insertTogether } from '../database/hot-queries';
+import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Forbidden, NotFound } from '../errors/domain-errors';
 import { JobOutbox } from '../outbox/job-outbox';
@@ -119,11 +120,9 @@ export class ManagedDatabaseLifecycle {
     }
   }
 
-  list(engine: DatabaseEngine, principal: Principal): Promise<ManagedDatabase[]> {
-    return this.dataSource.getRepository(ManagedDatabase).find({
-      where: { engine, projectId: principal.projectId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-    });
+  /** A page of the project's servers of this engine, newest first (keyset-page.ts). */
+  list(engine: DatabaseEngine, principal: Principal, page: PageRequest): Promise<RowsPage<ManagedDatabase>> {
+    return keysetPage(this.dataSource, ManagedDatabase, { projectId: principal.projectId, engine }, page);
   }
 
   /**

@@ -4,6 +4,9 @@ import { Instance } from '../instances/instance.entity';
 /** A public hostname the edge routes, by Host header, to a port of an instance. */
 @Entity('proxy_hosts')
 @Index('proxy_hosts_instance', ['instanceId'])
+// Keyset pages of a project's list, and of every project's for the public list (keyset-page.ts).
+@Index('proxy_hosts_project_page', ['projectId', 'createdAt', 'id'])
+@Index('proxy_hosts_page', ['createdAt', 'id'])
 export class ProxyHost {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/constraint-violation';
+import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { notifyEdge } from '../edge/edge-channel';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
 import { RouteTargetChecks } from '../gateway/route-target.checks';
@@ -71,8 +72,9 @@ export class ProxyHostLifecycle {
     return row;
   }
 
-  list(principal: Principal | undefined): Promise<ProxyHost[]> {
-    return this.dataSource.getRepository(ProxyHost).find({ where: projectScope(principal), order: { createdAt: 'DESC', id: 'ASC' } });
+  /** A page of the proxy hosts in scope, newest first (keyset-page.ts); no status or name to filter by. */
+  list(principal: Principal | undefined, page: Omit<PageRequest, 'status' | 'name'>): Promise<RowsPage<ProxyHost>> {
+    return keysetPage(this.dataSource, ProxyHost, projectScope(principal), page);
   }
 
   async get(id: string, principal: Principal | undefined): Promise<ProxyHost> {

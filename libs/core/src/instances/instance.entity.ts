@@ -3,8 +3,13 @@ import { InstanceStatus } from '../status/transitions';
 
 /** The desired spec of a compute instance and what was last observed of it. */
 @Entity('instances')
-@Index('instances_project_created', ['projectId', 'createdAt'])
-@Index('instances_status', ['status'])
+// Keyset pages of a project's list, unfiltered and by status or name (keyset-page.ts).
+@Index('instances_project_page', ['projectId', 'createdAt', 'id'])
+@Index('instances_project_status_page', ['projectId', 'status', 'createdAt', 'id'])
+@Index('instances_project_name_page', ['projectId', 'name', 'createdAt', 'id'])
+// What a reconcile sweep reads, a batch at a time in id order (live-batches.ts). No index of
+// status alone: the planner would take it, and sort every live row for each batch.
+@Index('instances_live', ['id'], { where: `status IN ('BUILD', 'ACTIVE', 'SHUTOFF', 'DELETING')` })
 @Index('instances_address', ['address'])
 export class Instance {
   @PrimaryGeneratedColumn('uuid')

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
+import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { ProxyHostLifecycle } from '../dns/proxy-host.lifecycle';
 import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
@@ -128,11 +129,9 @@ export class InstanceLifecycle {
     return instance;
   }
 
-  list(principal: Principal): Promise<Instance[]> {
-    return this.dataSource.getRepository(Instance).find({
-      where: { projectId: principal.projectId },
-      order: { createdAt: 'DESC', id: 'ASC' },
-    });
+  /** A page of the project's instances, newest first (keyset-page.ts). */
+  list(principal: Principal, page: PageRequest): Promise<RowsPage<Instance>> {
+    return keysetPage(this.dataSource, Instance, { projectId: principal.projectId }, page);
   }
 
   /** NotFound when it does not exist, Forbidden when it is another project's. */

@@ -7,7 +7,10 @@ import { VolumeStatus } from '../status/transitions';
  * detached. One attachment at a time (no multi-attach).
  */
 @Entity('volumes')
-@Index('volumes_project_created', ['projectId', 'createdAt'])
+// Keyset pages of a project's list, unfiltered and by status or name (keyset-page.ts).
+@Index('volumes_project_page', ['projectId', 'createdAt', 'id'])
+@Index('volumes_project_status_page', ['projectId', 'status', 'createdAt', 'id'])
+@Index('volumes_project_name_page', ['projectId', 'name', 'createdAt', 'id'])
 @Index('volumes_instance', ['instanceId'])
 @Index('volumes_status', ['status'])
 export class Volume {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app.config';
+import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
 import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { JobOutbox } from '../outbox/job-outbox';
@@ -78,11 +79,9 @@ export class VolumeLifecycle {
     }
   }
 
-  list(principal: Principal): Promise<Volume[]> {
-    return this.dataSource.getRepository(Volume).find({
-      where: { projectId: principal.projectId },
-      order: { createdAt: 'DESC', id: 'ASC' },
-    });
+  /** A page of the project's volumes, newest first (keyset-page.ts). */
+  list(principal: Principal, page: PageRequest): Promise<RowsPage<Volume>> {
+    return keysetPage(this.dataSource, Volume, { projectId: principal.projectId }, page);
   }
 
   /** The caller's volume; NotFound when there is none, another project's included (its existence is not the caller's to learn). */
