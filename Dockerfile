@@ -25,7 +25,7 @@ RUN mkdir -p /etc/postgresql-common/createcluster.d \
  && echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/stratus.conf \
  && apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends e2fsprogs >/dev/null \
- && sh scripts/ensure-system-packages.sh \
+ && sh scripts/ensure-system-packages.sh --all \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production DATA_DIR=/data
 COPY --from=build /app/package.json ./

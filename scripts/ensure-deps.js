@@ -15,12 +15,12 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
   execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
 
-// Debian packages the local provider's managed databases run (Redis,
-// ClickHouse, PostgreSQL 15 with postgis and pgaudit): installed when root
-// with apt, else listed. A host without them still works; creates that need
-// them end in error with a reason.
+// Debian packages the first start needs (the edge's HAProxy, nftables, the
+// embedded Redis): installed when root with apt, else listed. `--all` adds
+// what the worker would otherwise install on first use (ClickHouse,
+// PostgreSQL 15 with postgis and pgaudit): the test suite asks for it.
 if (process.platform === 'linux') {
   const { spawnSync } = require('node:child_process');
-  const result = spawnSync('sh', [join(root, 'scripts', 'ensure-system-packages.sh')], { stdio: 'inherit' });
-  if (result.status !== 0) console.warn('[stratus] system packages could not be installed; database creates that need them end in error');
+  const result = spawnSync('sh', [join(root, 'scripts', 'ensure-system-packages.sh'), ...process.argv.slice(2).filter((a) => a === '--all')], { stdio: 'inherit' });
+  if (result.status !== 0) console.warn('[stratus] system packages could not be installed; what needs them fails with a reason');
 }

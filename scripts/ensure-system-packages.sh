@@ -1,24 +1,48 @@
 #!/bin/sh
-# Debian packages the local provider's managed databases and the edge use. Idempotent and
+# The Debian packages the first start needs, and only those. Idempotent and
 # fast when everything is there: apt-get update runs only when something is
-# missing. The system services are never started (the local provider runs
-# its own servers), so policy-rc.d refuses them for the duration.
+# missing. The system services are never started (Stratus runs its own
+# servers), so policy-rc.d refuses them for the duration.
 #
-#   redis-server             cache (Redis 7)
+#   haproxy       the edge's data plane: gateway routes and proxy hosts
+#   openssl       the gateway's placeholder certificate for ports without a TLS route
+#   nftables      the local provider's packet filter: security groups and the instance boundary
+#   redis-server  the embedded Redis (only when REDIS_URL is unset), and cache databases
+#
+# What only some resources need (ClickHouse for analytics, PostgreSQL 15
+# with postgis or pgaudit) is installed by the worker when the first
+# resource asks for it (SYSTEM_PACKAGES_INSTALL); the resource stays
+# `provisioning` meanwhile, its status_reason saying so.
+#
+# With --all, those too (the test suite and the container image, which
+# must not wait for them):
+#
 #   clickhouse-server        analytics (ClickHouse 18.16)
-#   postgresql-15            PostgreSQL 15 with postgis and pgaudit
+#   postgresql-15            PostgreSQL 15, for postgis and pgaudit
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
-#   haproxy                  the edge's data plane: gateway routes and proxy hosts
-#   openssl                  the gateway's placeholder certificate for ports without a TLS route
-#   nftables                 the local provider's packet filter: security groups and the instance boundary
 #
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
 
-PACKAGES="redis-server clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit haproxy openssl nftables"
-
 [ "${STRATUS_SKIP_SYSTEM_PACKAGES:-}" = "1" ] && exit 0
+
+why() {
+  case "$1" in
+    haproxy) echo "the edge: gateway routes and proxy hosts" ;;
+    openssl) echo "the gateway's placeholder certificate" ;;
+    nftables) echo "security groups and the instance boundary" ;;
+    redis-server) echo "the embedded Redis, as REDIS_URL is unset" ;;
+    *) echo "asked for with --all" ;;
+  esac
+}
+
+PACKAGES="haproxy openssl nftables"
+ALL=""
+[ "${1:-}" = "--all" ] && ALL=1
+if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
+[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }
 
 missing=""
@@ -31,11 +55,13 @@ done
 
 if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "[stratus] missing system packages:$missing"
-  echo "[stratus] install them as root (apt-get install$missing); until then creates that need them end in error"
+  echo "[stratus] install them as root (apt-get install$missing); until then what needs them fails with a reason"
   exit 0
 fi
 
-echo "[stratus] installing system packages:$missing"
+echo "[stratus] installing system packages$([ -z "$ALL" ] && echo " the first start needs") (apt-get, as root):"
+for p in $missing; do echo "[stratus]   $p: $(why "$p")"; done
+[ -z "$ALL" ] && echo "[stratus] (ClickHouse, PostGIS and pgaudit come later, when a resource first needs them)"
 export DEBIAN_FRONTEND=noninteractive
 policy=/usr/sbin/policy-rc.d
 created_policy=""
@@ -46,5 +72,5 @@ cleanup() { [ -n "$created_policy" ] && rm -f "$policy"; return 0; }
 trap cleanup EXIT
 apt-get update -qq
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 $missing >/dev/null
 echo "[stratus] system packages installed"

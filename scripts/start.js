@@ -2,7 +2,8 @@
 // first project, then run the api, the worker and the edge until interrupted,
 // starting again whichever of them exits on its own.
 // Plain Node on purpose: it runs before anything is installed or built.
-const { execSync, spawn } = require('node:child_process');
+const { execSync, spawn, spawnSync } = require('node:child_process');
+const { connect } = require('node:net');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -19,8 +20,17 @@ const STOP_TIMEOUT_MS = 10_000;
 
 require('./ensure-deps');
 console.log('[stratus] building...');
-run('npx tsc -p tsconfig.build.json');
-run('node -r ./scripts/paths.js dist/scripts/setup.js');
+if (!attempt('npx tsc -p tsconfig.build.json')) process.exit(1);
+
+/**
+ * PostgreSQL and Redis: the servers DATABASE_URL and REDIS_URL name, or,
+ * with a variable unset and nothing answering at its default address,
+ * embedded servers under DATA_DIR/embedded that this process runs and
+ * restarts like the others (scripts/embedded.ts decides and prints why).
+ */
+const plan = spawnSync(process.execPath, ['-r', './scripts/paths.js', 'dist/scripts/embedded.js'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+if (plan.status !== 0) process.exit(1);
+const embedded = JSON.parse(plan.stdout).map((spec) => ({ name: spec.name, spec, child: null, startedAt: 0, delay: RESTART_FIRST_MS, timer: null }));
 
 /**
  * Each of the three runs on its own: the edge (and its HAProxy processes)
@@ -29,14 +39,45 @@ run('node -r ./scripts/paths.js dist/scripts/setup.js');
  * again with exponential backoff, so one that cannot boot (PostgreSQL down,
  * a port taken) retries without spinning.
  */
-const services = ['api', 'worker', 'edge'].map((name) => ({ name, child: null, startedAt: 0, delay: RESTART_FIRST_MS, timer: null }));
+const services = ['api', 'worker', 'edge'].map((name) => ({ name, spec: null, child: null, startedAt: 0, delay: RESTART_FIRST_MS, timer: null }));
+
+/** Runs a command in the foreground; false (its own output said why) when it failed. */
+function attempt(cmd) {
+  try {
+    run(cmd);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The child of one supervised service: an api, worker or edge, or an embedded server as the database user. */
+function spawnService(service) {
+  const spec = service.spec;
+  if (!spec) {
+    return spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.name}/src/main.js`], { cwd: root, stdio: 'inherit', env: process.env });
+  }
+  // The servers' own output goes to ours, prefixed, so a failed start shows why.
+  const child = spawn(spec.bin, spec.args, {
+    cwd: spec.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+    ...(spec.uid !== undefined ? { uid: spec.uid, gid: spec.gid } : {}),
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (d) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop();
+      for (const line of lines) if (line.trim()) console.error(`[${service.name}] ${line}`);
+    });
+  }
+  return child;
+}
 
 function launch(service) {
-  const child = spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.name}/src/main.js`], {
-    cwd: root,
-    stdio: 'inherit',
-    env: process.env,
-  });
+  const child = spawnService(service);
   service.child = child;
   service.startedAt = Date.now();
   child.on('error', (err) => log(`${service.name} could not be run: ${err.message}`));
@@ -60,22 +101,28 @@ const seconds = (ms) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 0)} s`;
 const running = (child) => child !== null && child.exitCode === null && child.signalCode === null;
 
 let stopping = false;
-function shutdown(signal) {
+/** Stops the api, worker and edge, then the embedded servers they used; exits with `code`. */
+function shutdown(signal, code = 0) {
   if (stopping) return;
   stopping = true;
-  log(`${signal}: stopping api, worker and edge`);
-  for (const s of services) {
-    if (s.timer) clearTimeout(s.timer);
-    if (running(s.child)) s.child.kill('SIGTERM');
-  }
-  const exits = services.map((s) => (running(s.child) ? new Promise((r) => s.child.once('exit', r)) : null));
+  log(`${signal}: stopping ${[...services, ...embedded].map((s) => s.name).join(', ')}`);
+  const stopAll = async (group, stopSignal) => {
+    for (const s of group) {
+      if (s.timer) clearTimeout(s.timer);
+      if (running(s.child)) s.child.kill(s.spec?.stopSignal ?? stopSignal);
+    }
+    await Promise.all(group.map((s) => (running(s.child) ? new Promise((r) => s.child.once('exit', r)) : null)));
+  };
   setTimeout(() => {
-    const left = services.filter((s) => running(s.child));
+    const left = [...services, ...embedded].filter((s) => running(s.child));
     log(`still running after ${seconds(STOP_TIMEOUT_MS)}: ${left.map((s) => s.name).join(', ')}; killing`);
     for (const s of left) s.child.kill('SIGKILL');
     process.exit(1);
   }, STOP_TIMEOUT_MS).unref();
-  Promise.all(exits).then(() => process.exit(0));
+  // The servers last: the others close their connections to them on the way out.
+  stopAll(services, 'SIGTERM')
+    .then(() => stopAll(embedded, 'SIGTERM'))
+    .then(() => process.exit(code));
 }
 // package.json's start script execs this file, so the signal npm forwards on
 // `kill <npm pid>` reaches it (a shell between them would die and leave all
@@ -83,12 +130,66 @@ function shutdown(signal) {
 // whole: a child's exit is a crash to recover from.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => shutdown(signal));
 
-for (const s of services) launch(s);
+/** True once the server answers: PostgreSQL a query (it accepts connections while it starts up, and refuses them then), Redis a connect. */
+async function answers(spec) {
+  if (spec.name === 'postgres') {
+    const { Client } = require('pg');
+    const client = new Client({ host: spec.host, port: spec.port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 1_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  return new Promise((resolve) => {
+    const socket = connect({ host: spec.host, port: spec.port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(1_000, () => done(false));
+  });
+}
+
+/** How long an embedded server may take to answer on its first start (initdb is done by then). */
+const EMBEDDED_READY_TIMEOUT_MS = 60_000;
+
+(async () => {
+  for (const s of embedded) {
+    launch(s);
+    log(`embedded ${s.name} started (pid ${s.child.pid}) on ${s.spec.host}:${s.spec.port}`);
+  }
+  for (const s of embedded) {
+    const deadline = Date.now() + EMBEDDED_READY_TIMEOUT_MS;
+    while (!stopping && !(await answers(s.spec))) {
+      if (Date.now() > deadline) {
+        log(`embedded ${s.name} did not answer on ${s.spec.host}:${s.spec.port} within ${seconds(EMBEDDED_READY_TIMEOUT_MS)}`);
+        return shutdown('no embedded server', 1);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  if (stopping) return;
+  // Not spawnSync: a Ctrl-C during setup must still stop the embedded servers.
+  const setup = spawn(process.execPath, ['-r', './scripts/paths.js', 'dist/scripts/setup.js'], { cwd: root, stdio: 'inherit' });
+  const code = await new Promise((r) => setup.once('exit', r));
+  if (code !== 0) return shutdown('setup failed', 1);
+  if (stopping) return;
+  for (const s of services) launch(s);
+  await announce();
+})();
 
 const host = process.env.API_HOST || '127.0.0.1';
 const port = process.env.API_PORT || '8080';
 const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
-(async () => {
+async function announce() {
   while (!stopping) {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
@@ -108,4 +209,4 @@ const base = process.env.PUBLIC_URL || `http://${host}:${port}`;
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-})();
+}
