@@ -256,7 +256,7 @@ function readPid(file: string): number | null {
 /** A server of ours a killed start left running on this data (its pid file and command line say so): stopped before ours starts. */
 async function stopLeftover(pid: number | null, data: string, signal: NodeJS.Signals): Promise<void> {
   if (pid === null || !isAlive(readStat(pid))) return;
-  let cmd = '';
+  let cmd: string;
   try {
     cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
   } catch {
