@@ -23,6 +23,8 @@ export interface ObservedDatabaseServer {
   running: boolean;
   /** It accepts connections with the spec applied: the database may be called ready. */
   ready: boolean;
+  /** What is being done meanwhile, in words for status_reason ("installing clickhouse-server (...)"); absent when only starting. */
+  step?: string;
 }
 
 /**

@@ -87,7 +87,13 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
       () => this.driver.ensureRunning(serverSpecOf(row, address)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
     );
-    if (!observed.ready) throw new NotReadyYet(databaseServerKey(row));
+    if (!observed.ready) {
+      // A step worth telling (a package being installed) shows while it lasts; a plain start does not.
+      if (observed.step && observed.step !== row.statusReason) {
+        await this.dataSource.getRepository(ManagedDatabase).update({ id, status: 'provisioning', generation }, { statusReason: observed.step });
+      }
+      throw new NotReadyYet(databaseServerKey(row));
+    }
     // Published only now: a floating_ip always answers.
     const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
       floatingIp: address,

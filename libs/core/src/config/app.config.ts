@@ -160,6 +160,17 @@ export class AppConfig {
   @Max(8)
   DATABASE_SPARES = 1;
 
+  /**
+   * Whether the worker, when root on Debian, installs the system packages a
+   * resource needs the first time one asks (ClickHouse, PostgreSQL 15 with
+   * postgis or pgaudit, Redis), the resource staying `provisioning` with the
+   * step in status_reason. false: such a create ends in `error` saying what
+   * to install.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  SYSTEM_PACKAGES_INSTALL = true;
+
   /** Database jobs run at once per worker. */
   @Transform(toInt)
   @IsInt()

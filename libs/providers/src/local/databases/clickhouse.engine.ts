@@ -5,6 +5,7 @@ import { DatabaseServerSpec } from '../../databases.driver';
 import { RunAs } from '../host-accounts';
 import { chownTree } from '../file-ownership';
 import { findExecutable } from './host-binaries';
+import { PackageNeed } from '../system-packages';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -20,6 +21,10 @@ export class ClickHouseEngine implements LocalEngine {
 
   async missing(): Promise<string | null> {
     return this.bin() ? null : 'ClickHouse is not installed on this host (Debian package clickhouse-server)';
+  }
+
+  packagesFor(): PackageNeed | null {
+    return this.bin() ? null : { packages: ['clickhouse-server'], why: 'the first analytics database on this host' };
   }
 
   async layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {

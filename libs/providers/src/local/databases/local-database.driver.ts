@@ -9,6 +9,7 @@ import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../.
 import { DriverError } from '../../driver-error';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { SystemPackages } from '../system-packages';
 import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
 const run = promisify(execFile);
@@ -22,6 +23,8 @@ export interface LocalDatabaseOptions {
   accounts: HostAccounts;
   startTimeoutMs: number;
   engines: Record<DatabaseEngine, LocalEngine>;
+  /** Installs what an engine lacks on first use; absent: what is missing is an error at once. */
+  packages?: SystemPackages;
 }
 
 const POLL_MS = 10;
@@ -189,7 +192,10 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     try {
       if (fresh) {
         const missing = await engine.missing(spec);
-        if (missing) throw new DriverError('invalid', missing);
+        if (missing) {
+          const installing = await this.install(engine, spec, missing);
+          if (installing) return installing;
+        }
         // What an interrupted start left (a half-claimed spare, say) goes before its folder does.
         if (existsSync(paths.dir)) await this.stop(spec.key);
         const claimed = await this.claimSpare(engine, spec, paths, runAs);
@@ -222,6 +228,26 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       }
       throw err;
     }
+  }
+
+  /**
+   * What the host lacks for `spec`, installed by the worker where it may
+   * (SystemPackages): while the install runs, a not-ready observation with
+   * the step; null once it is there. Where it may not, or the install did
+   * not supply it, a terminal error that says what is missing and why it
+   * was not installed.
+   */
+  private async install(engine: LocalEngine, spec: DatabaseServerSpec, missing: string): Promise<LocalObservedDatabaseServer | null> {
+    const need = engine.packagesFor?.(spec) ?? null;
+    if (!need) throw new DriverError('invalid', missing);
+    const refusal = this.opts.packages ? this.opts.packages.refusal() : 'this driver installs nothing';
+    if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (apt-get install ${need.packages.join(' ')} as root adds it)`);
+    const state = this.opts.packages!.request(need);
+    if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
+    if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
+    const still = await engine.missing(spec);
+    if (still) throw new DriverError('invalid', `${still} (after installing ${need.packages.join(', ')})`);
+    return null;
   }
 
   /**

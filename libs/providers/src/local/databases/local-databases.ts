@@ -1,6 +1,7 @@
 import { AppConfig, randomToken, readOrCreateSecret, scramSha256Verifier, secretsDir } from '@stratus/core';
 import { join } from 'node:path';
 import { HostAccounts } from '../host-accounts';
+import { SystemPackages } from '../system-packages';
 import { ClickHouseEngine } from './clickhouse.engine';
 import { LocalDatabaseDriver } from './local-database.driver';
 import { PostgresAdmin, PostgresEngine } from './postgres.engine';
@@ -33,6 +34,7 @@ export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccou
     dir: dirs.servers,
     accounts,
     startTimeoutMs: config.DATABASE_START_TIMEOUT_MS,
+    packages: new SystemPackages(config.SYSTEM_PACKAGES_INSTALL),
     engines: {
       postgres: new PostgresEngine(dirs.templates, postgresAdmin(config.DATA_DIR)),
       redis: new RedisEngine(),

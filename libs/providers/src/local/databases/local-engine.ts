@@ -1,5 +1,6 @@
 import { DatabaseServerSpec } from '../../databases.driver';
 import { RunAs } from '../host-accounts';
+import { PackageNeed } from '../system-packages';
 
 /** Where one server lives: `<databases dir>/<key>/`, root-owned, with the database user's data inside. */
 export interface ServerPaths {
@@ -28,6 +29,8 @@ export interface LocalEngine {
   readonly stopSignal: NodeJS.Signals;
   /** What this host lacks for the spec, in words for status_reason; null when it can run it. */
   missing(spec: DatabaseServerSpec): Promise<string | null>;
+  /** The Debian packages that would supply what `missing` reports, when there are any. */
+  packagesFor?(spec: DatabaseServerSpec): PackageNeed | null;
   /** Creates the data folder and the server's settings. Runs once per server, before the first start. */
   layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void>;
   /**

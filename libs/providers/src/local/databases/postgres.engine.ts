@@ -1,4 +1,4 @@
-import { PRELOADED_EXTENSIONS, sqlExtensionName } from '@stratus/core';
+import { PostgresExtension, PRELOADED_EXTENSIONS, sqlExtensionName } from '@stratus/core';
 import { execFile } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,14 @@ import { DriverError } from '../../driver-error';
 import { isAlive, readStat } from '../process-table';
 import { RunAs } from '../host-accounts';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
-import { choosePostgresDistribution, PostgresDistribution } from './postgres-distributions';
+import { choosePostgresDistribution, findPostgresDistributions, hasExtension, PostgresDistribution } from './postgres-distributions';
+import { PackageNeed } from '../system-packages';
+
+/** Extensions Debian packages for its own PostgreSQL of a version (the npm builds lack them). */
+const DEBIAN_EXTENSION_PACKAGES: Partial<Record<PostgresExtension, (version: string) => string>> = {
+  postgis: (v) => `postgresql-${v}-postgis-3`,
+  pgaudit: (v) => `postgresql-${v}-pgaudit`,
+};
 
 const run = promisify(execFile);
 
@@ -83,6 +90,20 @@ export class PostgresEngine implements LocalEngine {
   async missing(spec: DatabaseServerSpec): Promise<string | null> {
     const chosen = choosePostgresDistribution(spec.version!, spec.extensions);
     return typeof chosen === 'string' ? chosen : null;
+  }
+
+  /**
+   * Debian's PostgreSQL of the version with the extension packages the npm
+   * builds lack (postgis, pgaudit); null when none of those would help.
+   */
+  packagesFor(spec: DatabaseServerSpec): PackageNeed | null {
+    const version = spec.version!;
+    const candidates = findPostgresDistributions(version);
+    const wanted = spec.extensions.filter((e) => DEBIAN_EXTENSION_PACKAGES[e] && !candidates.some((d) => hasExtension(d, e)));
+    if (wanted.length === 0) return null;
+    const packages = candidates.some((d) => d.id.startsWith('system-')) ? [] : [`postgresql-${version}`];
+    packages.push(...wanted.map((e) => DEBIAN_EXTENSION_PACKAGES[e]!(version)));
+    return { packages, why: `the first PostgreSQL ${version} database with ${wanted.join(' and ')} on this host` };
   }
 
   async layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {

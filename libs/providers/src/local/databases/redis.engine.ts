@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { RunAs } from '../host-accounts';
 import { findExecutable, versionOutput } from './host-binaries';
+import { PackageNeed } from '../system-packages';
 import { LocalEngine, ServerCommand, ServerPaths, SpareSupport } from './local-engine';
 
 /**
@@ -24,6 +25,10 @@ export class RedisEngine implements LocalEngine {
       return `Redis ${spec.version} is not available on this host: it has Redis ${found.version} only`;
     }
     return null;
+  }
+
+  packagesFor(): PackageNeed | null {
+    return findExecutable('redis-server') ? null : { packages: ['redis-server'], why: 'the first cache on this host' };
   }
 
   async layOut(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): Promise<void> {
@@ -120,7 +125,12 @@ export class RedisEngine implements LocalEngine {
       const version = /v=(\d+\.\d+\.\d+)/.exec(out ?? '')?.[1];
       return version ? { bin, version } : null;
     })();
-    return this.installed;
+    // Not found is asked again: the worker may install it meanwhile (SystemPackages).
+    const found = this.installed;
+    void found.then((f) => {
+      if (f === null && this.installed === found) this.installed = null;
+    });
+    return found;
   }
 }
 
