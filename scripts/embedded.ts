@@ -64,8 +64,10 @@ const oneLine = (err: unknown) =>
     .trim();
 
 async function postgresAnswers(url: string): Promise<string | null> {
-  // Any database: the one in the URL may not exist yet (setup creates it).
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: ANSWER_TIMEOUT_MS, database: 'postgres' });
+  // Database postgres: the one in the URL may not exist yet (setup creates it).
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: ANSWER_TIMEOUT_MS });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -80,13 +82,15 @@ async function postgresAnswers(url: string): Promise<string | null> {
 
 async function redisAnswers(url: string): Promise<string | null> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: ANSWER_TIMEOUT_MS, enableOfflineQueue: false });
-  redis.on('error', () => undefined);
+  // What the socket said (ECONNREFUSED, ...): connect() itself only rejects with "Connection is closed".
+  let cause: unknown = null;
+  redis.on('error', (err) => (cause ??= err));
   try {
     await redis.connect();
     await redis.ping();
     return null;
   } catch (err) {
-    return oneLine(err) || 'no answer';
+    return oneLine(cause ?? err) || 'no answer';
   } finally {
     redis.disconnect();
   }
@@ -236,6 +240,9 @@ async function embeddedRedis(data: string, at: { host: string; port: number }, u
       '',
       '--loglevel',
       'warning',
+      // Its command line keeps naming its data folder: what tells a leftover server of this installation apart.
+      '--set-proc-title',
+      'no',
     ],
     ...(user.name ? { uid: user.uid, gid: user.gid } : {}),
     cwd: data,

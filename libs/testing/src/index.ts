@@ -21,3 +21,4 @@ export * from './driver-contract';
 export * from './provider-under-test';
 export * from './queue-drain';
 export * from './worker-on-fake';
+export * from './fresh-host';
