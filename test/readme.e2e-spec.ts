@@ -1,0 +1,56 @@
+import { REPO_ROOT } from '@stratus/testing';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshCheckout, ReadmeRun, readmeBlocks, userEnv } from '../bench/readme';
+
+const blocks = readmeBlocks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+/** Docker with Compose and an engine that answers: where the Containers blocks can run. */
+const docker = spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0 && spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
+/** An error envelope in what a command printed: a curl that "succeeded" with a 4xx or 5xx. */
+const ERROR_BODY = /"statusCode"\s*:\s*[45]\d\d|"error"\s*:\s*\{/;
+const BLOCK_TIMEOUT_MS = 300_000;
+
+/**
+ * Every shell block of the README, exactly as written, in order, on a fresh
+ * copy of this checkout: `npm install` for real, then `npm start` on a host
+ * where nothing listens (its own network namespace), then each block after
+ * it in a shell of its own, as a reader pastes them. A block passes when
+ * every command in it succeeds and nothing it printed is an error body.
+ */
+describe('README', () => {
+  jest.setTimeout(BLOCK_TIMEOUT_MS);
+  let run: ReadmeRun;
+  /** Once one block failed, the ones after it meet a state the README does not describe. */
+  let failed: string | null = null;
+
+  beforeAll(async () => {
+    run = new ReadmeRun(await freshCheckout(REPO_ROOT, 'copy'), userEnv());
+  });
+
+  afterAll(async () => {
+    await run?.cleanUp();
+  });
+
+  it('has the blocks this suite knows how to run', () => {
+    expect(blocks.filter((b) => b.until).map((b) => b.code)).toEqual(['npm start\n']);
+    expect(blocks.length).toBeGreaterThanOrEqual(7);
+  });
+
+  for (const block of blocks) {
+    const title = `line ${block.line} (${block.section}): ${block.code.split('\n')[0]}`;
+    const maybe = block.needsDocker && !docker ? it.skip : it;
+    maybe(title, async () => {
+      if (failed) throw new Error(`not run: ${failed} failed before it`);
+      const result = await run.run(block, BLOCK_TIMEOUT_MS);
+      const shown = `exit ${result.code}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`;
+      try {
+        expect({ code: result.code, errorBody: ERROR_BODY.test(result.stdout) }).toEqual({ code: 0, errorBody: false });
+        if (block.until) expect(result.stdout).toContain(block.until);
+      } catch (err) {
+        failed = title;
+        throw new Error(`${(err as Error).message}\n${shown}`, { cause: err });
+      }
+    });
+  }
+});
