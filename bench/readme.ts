@@ -1,6 +1,6 @@
 import { FreshHost } from '@stratus/testing';
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,7 +47,10 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
 
 /** A checkout of the repository in a new temporary folder: `git clone` of it, or a copy of its working tree as it is (uncommitted changes too). */
 export async function freshCheckout(repo: string, how: 'clone' | 'copy'): Promise<string> {
-  const dir = join(mkdtempSync(join(tmpdir(), 'stratus-checkout-')), 'stratus');
+  const parent = mkdtempSync(join(tmpdir(), 'stratus-checkout-'));
+  // As under /opt or /srv: the servers run as a user of their own, which must pass through to the binaries and data.
+  chmodSync(parent, 0o755);
+  const dir = join(parent, 'stratus');
   if (how === 'clone') {
     await exec('git', ['clone', '-q', repo, dir]);
   } else {

