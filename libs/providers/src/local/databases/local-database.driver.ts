@@ -238,16 +238,22 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    * was not installed.
    */
   private async install(engine: LocalEngine, spec: DatabaseServerSpec, missing: string): Promise<LocalObservedDatabaseServer | null> {
-    const need = engine.packagesFor?.(spec) ?? null;
-    if (!need) throw new DriverError('invalid', missing);
-    const refusal = this.opts.packages ? this.opts.packages.refusal() : 'this driver installs nothing';
-    if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (apt-get install ${need.packages.join(' ')} as root adds it)`);
-    const state = this.opts.packages!.request(need);
-    if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
-    if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
-    const still = await engine.missing(spec);
-    if (still) throw new DriverError('invalid', `${still} (after installing ${need.packages.join(', ')})`);
-    return null;
+    const done: string[] = [];
+    // One need after another: PostgreSQL 15 from npm, say, then what its extensions need.
+    for (;;) {
+      const need = engine.packagesFor?.(spec) ?? null;
+      if (!need || done.includes(need.packages.join(' '))) throw new DriverError('invalid', done.length ? `${missing} (after installing ${done.join(', ')})` : missing);
+      const how = need.manager === 'npm' ? `npm install ${need.packages.join(' ')}` : `apt-get install ${need.packages.join(' ')} as root`;
+      const refusal = this.opts.packages ? this.opts.packages.refusal(need) : 'this driver installs nothing';
+      if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (${how} adds it)`);
+      const state = this.opts.packages!.request(need);
+      if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
+      if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
+      done.push(need.packages.join(' '));
+      const still = await engine.missing(spec);
+      if (!still) return null;
+      missing = still;
+    }
   }
 
   /**

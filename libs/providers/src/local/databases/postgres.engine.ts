@@ -9,7 +9,7 @@ import { DriverError } from '../../driver-error';
 import { isAlive, readStat } from '../process-table';
 import { RunAs } from '../host-accounts';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
-import { choosePostgresDistribution, findPostgresDistributions, hasExtension, PostgresDistribution } from './postgres-distributions';
+import { choosePostgresDistribution, findPostgresDistributions, hasExtension, lazyPostgresPackages, PostgresDistribution } from './postgres-distributions';
 import { PackageNeed } from '../system-packages';
 
 /** Extensions Debian packages for its own PostgreSQL of a version (the npm builds lack them). */
@@ -93,14 +93,19 @@ export class PostgresEngine implements LocalEngine {
   }
 
   /**
-   * Debian's PostgreSQL of the version with the extension packages the npm
-   * builds lack (postgis, pgaudit); null when none of those would help.
+   * The npm build of the version when it is one installed on first use;
+   * else Debian's PostgreSQL of the version with the extension packages the
+   * npm builds lack (postgis, pgaudit); null when none of those would help.
    */
   packagesFor(spec: DatabaseServerSpec): PackageNeed | null {
     const version = spec.version!;
     const candidates = findPostgresDistributions(version);
     const wanted = spec.extensions.filter((e) => DEBIAN_EXTENSION_PACKAGES[e] && !candidates.some((d) => hasExtension(d, e)));
-    if (wanted.length === 0) return null;
+    if (wanted.length === 0) {
+      const lazy = lazyPostgresPackages()[`pg${version}`];
+      const npmBuild = candidates.some((d) => d.id.startsWith('npm-'));
+      return !npmBuild && lazy ? { manager: 'npm', packages: [`pg${version}@${lazy}`], why: `the first PostgreSQL ${version} database on this host` } : null;
+    }
     const packages = candidates.some((d) => d.id.startsWith('system-')) ? [] : [`postgresql-${version}`];
     packages.push(...wanted.map((e) => DEBIAN_EXTENSION_PACKAGES[e]!(version)));
     return { packages, why: `the first PostgreSQL ${version} database with ${wanted.join(' and ')} on this host` };
