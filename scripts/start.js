@@ -1,6 +1,8 @@
-// `npm start`: install what is missing, build, set up the database and the
-// first project, then run the api, the worker and the edge until interrupted,
-// starting again whichever of them exits on its own.
+// `npm start`: install what is missing, build, start an embedded PostgreSQL
+// and Redis where none is configured or answering (scripts/embedded.ts), set
+// up the database and the first project, then run the api, the worker and
+// the edge until interrupted, starting again whichever of them (embedded
+// servers included) exits on its own.
 // Plain Node on purpose: it runs before anything is installed or built.
 const { execSync, spawn, spawnSync } = require('node:child_process');
 const { connect } = require('node:net');
