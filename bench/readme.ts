@@ -1,4 +1,4 @@
-import { FreshHost } from '@stratus/testing';
+import { FreshHost, unmountUnder } from '@stratus/testing';
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,6 +122,8 @@ export class ReadmeRun {
   /** Stops what the blocks started (every process in the namespace, by pid), and removes the installation's accounts and the checkout. */
   async cleanUp(): Promise<void> {
     if (this.host) await this.host.destroy(join(this.dir, '.data'));
+    // Volumes attached by the README's blocks are loop-mounted in the checkout.
+    unmountUnder(this.dir);
     rmSync(join(this.dir, '..'), { recursive: true, force: true });
   }
 }

@@ -43,6 +43,8 @@ describe('README', () => {
     maybe(title, async () => {
       if (failed) throw new Error(`not run: ${failed} failed before it`);
       const result = await run.run(block, BLOCK_TIMEOUT_MS);
+      // What each block took and printed last, in the run's output: what a reader would have seen.
+      process.stdout.write(`README line ${block.line}: ${result.ms} ms, exit ${result.code}\n${result.stdout.slice(-600)}\n`);
       const shown = `exit ${result.code}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`;
       try {
         expect({ code: result.code, errorBody: ERROR_BODY.test(result.stdout) }).toEqual({ code: 0, errorBody: false });
