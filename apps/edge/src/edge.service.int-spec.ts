@@ -54,6 +54,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
   const backends: Server[] = [];
   const driver = new LocalLoadBalancerDriver(() => ds);
   let range: { from: number; to: number };
+  let httpPort: number;
   /** The driver as the worker has it: the gateway's range, and a watch on the edge's verdicts. */
   let gatewayDriver: LocalLoadBalancerDriver;
 
@@ -61,7 +62,8 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     dir = mkdtempSync(join(tmpdir(), 'stratus-edge-lb-'));
     ds = await migrate(loadConfig({ ...env, DATABASE_URL: url.toString() }));
     range = await freePortRange(2);
-    gatewayDriver = new LocalLoadBalancerDriver(() => ds, { host: HOST, range }, url.toString());
+    httpPort = await freePort();
+    gatewayDriver = new LocalLoadBalancerDriver(() => ds, { gateway: { host: HOST, range }, http: { host: HOST, port: httpPort } }, url.toString());
     edge = spawn(process.execPath, ['-r', './scripts/paths.js', 'dist/apps/edge/src/main.js'], {
       cwd: REPO_ROOT,
       env: {
@@ -71,7 +73,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
         DATA_DIR: dir,
         GATEWAY_HOST: HOST,
         GATEWAY_PORT_RANGE: `${range.from}-${range.to}`,
-        EDGE_HTTP_PORT: String(await freePort()),
+        EDGE_HTTP_PORT: String(httpPort),
         // Backend health reaches the table at each apply: a resync often enough for a test.
         EDGE_RESYNC_INTERVAL_MS: '200',
       },
@@ -132,7 +134,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     try {
       const id = 'route-edge-spec';
       await gatewayDriver.ensureListener({ id, address: HOST, port: range.from, protocol: 'tcp', check: { kind: 'connect' } });
-      expect(await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id])).toEqual([{ gateway: true }]);
+      expect(await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id])).toEqual([{ router: 'gateway' }]);
       // No backend yet: nothing to serve, neither bound nor failed (seen by two resyncs, so one began after the write).
       const heartbeatAfter = async (t: Date) =>
         waitFor('an apply of the edge', async () => (await ds.query(`SELECT heartbeat_at FROM edge_nodes WHERE heartbeat_at > $1`, [t]))[0]?.heartbeat_at as Date | undefined, {
