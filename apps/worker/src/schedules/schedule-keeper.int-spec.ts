@@ -18,7 +18,7 @@ describe('ScheduleKeeper', () => {
   });
 
   it('puts back every schedule a Redis without them lacks, and only those', async () => {
-    expect(await keeper.check()).toHaveLength(6);
+    expect(await keeper.check()).toHaveLength(7);
     expect(await ids()).toEqual(['catalog-sync', 'databases-reconcile', 'hosts-reconcile', 'instances-reconcile', 'outbox-relay', 'routes-reconcile', 'volumes-reconcile']);
     expect(await keeper.check()).toEqual([]);
 
