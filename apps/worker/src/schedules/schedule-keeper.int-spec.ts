@@ -24,7 +24,7 @@ describe('ScheduleKeeper', () => {
 
     await queue.removeJobScheduler('instances-reconcile');
     expect(await keeper.check()).toEqual(['instances-reconcile']);
-    expect(await ids()).toHaveLength(6);
+    expect(await ids()).toHaveLength(7);
     expect((await queue.getJobScheduler('instances-reconcile'))?.every).toBe(3_000);
   });
 });
