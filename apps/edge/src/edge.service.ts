@@ -139,7 +139,11 @@ export class EdgeService {
       listeners.rows.filter((l) => l.router === 'gateway'),
       backendsOf,
     );
-    const { hosts: hostSpecs, handed, verdicts: hostVerdicts } = this.proxyHosts(
+    const {
+      hosts: hostSpecs,
+      handed,
+      verdicts: hostVerdicts,
+    } = this.proxyHosts(
       listeners.rows.filter((l) => l.router === 'hosts'),
       backendsOf,
     );
@@ -166,7 +170,10 @@ export class EdgeService {
    * HTTP listener: the worker's configuration and this edge's differ; a
    * name a newer listener has).
    */
-  private proxyHosts(listeners: Array<Record<string, any>>, backendsOf: (id: string) => Array<Record<string, any>>): { hosts: HostSpec[]; handed: string[]; verdicts: Record<string, string> } {
+  private proxyHosts(
+    listeners: Array<Record<string, any>>,
+    backendsOf: (id: string) => Array<Record<string, any>>,
+  ): { hosts: HostSpec[]; handed: string[]; verdicts: Record<string, string> } {
     const hosts: HostSpec[] = [];
     const handed: string[] = [];
     const verdicts: Record<string, string> = {};
@@ -285,14 +292,20 @@ export class EdgeService {
   private async recordOneBackend(gateway: Record<string, string>, hosts: Record<string, string>): Promise<void> {
     const db = this.db;
     if (!db) return;
-    for (const [verdicts, what] of [
-      [gateway, 'gateway listener not bound'],
-      [hosts, 'proxy host listener not served'],
-    ] as const) {
-      for (const [id, result] of Object.entries(verdicts)) {
-        const changed = await this.recordVerdict(db, id, result);
-        if (changed && result !== 'ok' && result !== PENDING) this.log('warn', what, { id, error: result });
-      }
+    // One statement for them all: with many proxy hosts, a statement each would make every reload slow.
+    const verdicts = { ...gateway, ...hosts };
+    const rows = Object.entries(verdicts).map(([id, result]) => ({ id, ok: result === 'ok', error: result === 'ok' || result === PENDING ? null : result }));
+    const changed = await db.query(
+      `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, ok boolean, error text)),
+       changed AS (
+         UPDATE load_balancers l SET bound_at = CASE WHEN v.ok THEN COALESCE(l.bound_at, now()) END, bind_error = v.error
+         FROM v WHERE l.id = v.id AND (l.bind_error IS DISTINCT FROM v.error OR v.ok <> (l.bound_at IS NOT NULL)) RETURNING l.id)
+       SELECT id, pg_notify($2, id) FROM changed`,
+      [JSON.stringify(rows), BALANCER_STATUS_CHANNEL],
+    );
+    for (const { id } of changed.rows as Array<{ id: string }>) {
+      const result = verdicts[id];
+      if (result !== 'ok' && result !== PENDING) this.log('warn', id in gateway ? 'gateway listener not bound' : 'proxy host listener not served', { id, error: result });
     }
     await db.query(`DELETE FROM load_balancer_backends b USING load_balancers l WHERE l.id = b.listener_id AND l.router <> 'balancer' AND b.state = 'removing'`);
     await this.heartbeat();
