@@ -110,9 +110,7 @@ export class ProxyHostLifecycle {
     }
     const [updated, job] = await this.unique(hostname, () =>
       this.dataSource.transaction(async (m) => {
-        const changed = await m
-          .getRepository(ProxyHost)
-          .update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort, generation: () => 'generation + 1' });
+        const changed = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort, generation: () => 'generation + 1' });
         if (!changed.affected) throw new NotFound(`proxy host ${id} not found`); // deleted meanwhile
         await refreshInstanceDomains(m, row.instanceId);
         const now = await m.getRepository(ProxyHost).findOneByOrFail({ id });

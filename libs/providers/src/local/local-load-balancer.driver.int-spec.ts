@@ -52,7 +52,10 @@ describe('LocalLoadBalancerDriver', () => {
     try {
       await new HostListeners1795950000000().up(runner);
     } finally {
-      for (const [k, v] of [['EDGE_HTTP_HOST', env.host], ['EDGE_HTTP_PORT', env.port]] as const) {
+      for (const [k, v] of [
+        ['EDGE_HTTP_HOST', env.host],
+        ['EDGE_HTTP_PORT', env.port],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
