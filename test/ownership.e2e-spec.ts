@@ -241,4 +241,16 @@ describe('ownership on the platform surface (PUBLIC_ENDPOINTS_REQUIRE_AUTH=true)
     // The edge stops listening at its next resync at the latest.
     await waitFor('the edge to close the port', () => refused(port), { timeoutMs: 60_000 });
   });
+  it("a proxy host's name goes with its instance's address: its listener is gone before the address may be given to another project", async () => {
+    const created = await s.api.post('/v1/instances', { name: 'a-leaving', ...DEMO_INSTANCE });
+    expect(created.status).toBe(202);
+    const leaving = await waitForInstance(s.api, created.body.id);
+    const [host] = await s.db.query('SELECT id FROM proxy_hosts WHERE instance_id = $1', [leaving.id]);
+    const listener = `host-${host.id}`;
+    await waitFor('its listener', async () => (await s.db.query('SELECT 1 FROM load_balancers WHERE id = $1', [listener])).length === 1, { timeoutMs: 60_000, intervalMs: 20 });
+    expect((await s.api.delete(`/v1/instances/${leaving.id}`)).status).toBe(204);
+    await waitFor('the instance to be gone', async () => (await s.api.get(`/v1/instances/${leaving.id}`)).status === 404, { timeoutMs: 60_000, intervalMs: 20 });
+    // Its listener went before the address was released, not after (by its delete job, with the outbox relay).
+    expect(await s.db.query('SELECT 1 FROM load_balancers WHERE id = $1', [listener])).toEqual([]);
+  });
 });

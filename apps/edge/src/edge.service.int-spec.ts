@@ -1,14 +1,16 @@
 import { loadConfig, migrate } from '@stratus/core';
-import { LocalLoadBalancerDriver } from '@stratus/providers';
+import { ListenerSpec, LocalLoadBalancerDriver } from '@stratus/providers';
 import { freePort, freePortRange, REPO_ROOT, testEnv, waitFor } from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { AddressInfo, connect, createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { request } from 'undici';
 
 /**
  * The edge process (compiled) as the worker's load-balancer driver reaches
@@ -42,6 +44,19 @@ function knock(port: number): Promise<string> {
   });
 }
 
+/** An HTTP server that says its name; and what the edge's HTTP listener answers for `host` (status and body). */
+async function namedSite(name: string): Promise<{ server: Server; port: number }> {
+  const server = createHttpServer((_req, res) => res.end(name));
+  server.listen(0, HOST);
+  await once(server, 'listening');
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+async function viaHost(port: number, host: string): Promise<string> {
+  const res = await request(`http://${HOST}:${port}/`, { headers: { host } });
+  return `${res.statusCode} ${await res.body.text()}`;
+}
+
 describe('EdgeService: load balancers from PostgreSQL', () => {
   const database = `stratus_lb_edge_${process.pid}`;
   const env = testEnv();
@@ -54,6 +69,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
   const backends: Server[] = [];
   const driver = new LocalLoadBalancerDriver(() => ds);
   let range: { from: number; to: number };
+  let httpPort: number;
   /** The driver as the worker has it: the gateway's range, and a watch on the edge's verdicts. */
   let gatewayDriver: LocalLoadBalancerDriver;
 
@@ -61,7 +77,8 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     dir = mkdtempSync(join(tmpdir(), 'stratus-edge-lb-'));
     ds = await migrate(loadConfig({ ...env, DATABASE_URL: url.toString() }));
     range = await freePortRange(2);
-    gatewayDriver = new LocalLoadBalancerDriver(() => ds, { host: HOST, range }, url.toString());
+    httpPort = await freePort();
+    gatewayDriver = new LocalLoadBalancerDriver(() => ds, { gateway: { host: HOST, range }, http: { host: HOST, port: httpPort } }, url.toString());
     edge = spawn(process.execPath, ['-r', './scripts/paths.js', 'dist/apps/edge/src/main.js'], {
       cwd: REPO_ROOT,
       env: {
@@ -71,7 +88,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
         DATA_DIR: dir,
         GATEWAY_HOST: HOST,
         GATEWAY_PORT_RANGE: `${range.from}-${range.to}`,
-        EDGE_HTTP_PORT: String(await freePort()),
+        EDGE_HTTP_PORT: String(httpPort),
         // Backend health reaches the table at each apply: a resync often enough for a test.
         EDGE_RESYNC_INTERVAL_MS: '200',
       },
@@ -132,7 +149,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     try {
       const id = 'route-edge-spec';
       await gatewayDriver.ensureListener({ id, address: HOST, port: range.from, protocol: 'tcp', check: { kind: 'connect' } });
-      expect(await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id])).toEqual([{ gateway: true }]);
+      expect(await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id])).toEqual([{ router: 'gateway' }]);
       // No backend yet: nothing to serve, neither bound nor failed (seen by two resyncs, so one began after the write).
       const heartbeatAfter = async (t: Date) =>
         waitFor('an apply of the edge', async () => (await ds.query(`SELECT heartbeat_at FROM edge_nodes WHERE heartbeat_at > $1`, [t]))[0]?.heartbeat_at as Date | undefined, {
@@ -156,5 +173,45 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     } finally {
       stop();
     }
+  });
+  it("serves an http listener on its HTTP listener's address and port from the Host map once it has its backend; says why it cannot serve another's", async () => {
+    const site = await namedSite('site');
+    const newer = await namedSite('newer');
+    backends.push(site.server, newer.server);
+    const spec: ListenerSpec = { id: 'host-edge-spec', address: HOST, port: httpPort, protocol: 'http', hosts: ['spec.localhost'], check: { kind: 'connect' } };
+    await gatewayDriver.ensureListener(spec);
+    expect(await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [spec.id])).toEqual([{ router: 'hosts' }]);
+    await gatewayDriver.addBackend(spec.id, { address: HOST, port: site.port });
+    await waitFor('the host router to serve it', async () => (await gatewayDriver.observe(spec.id))?.status === 'ok', { timeoutMs: 30_000 }).catch((err: Error) => {
+      throw new Error(`${err.message}; the edge said: ${output.slice(-2_000)}`);
+    });
+    expect(await viaHost(httpPort, 'spec.localhost')).toBe('200 site');
+
+    // The same name on a newer listener (its proxy host made again before the old listener went): the newer one serves.
+    const again = { ...spec, id: 'host-edge-spec-2' };
+    await gatewayDriver.ensureListener(again);
+    await gatewayDriver.addBackend(again.id, { address: HOST, port: newer.port });
+    await waitFor('the newer listener to serve the name', async () => (await viaHost(httpPort, 'spec.localhost')) === '200 newer', { timeoutMs: 30_000, intervalMs: 20 });
+    await waitFor('the older one to say why not', async () => (await gatewayDriver.observe(spec.id))?.status === "host spec.localhost is another listener's", {
+      timeoutMs: 30_000,
+    });
+
+    // A worker that names another HTTP listener than this edge's: an error, not served from elsewhere.
+    const elsewhere = new LocalLoadBalancerDriver(() => ds, { http: { host: HOST, port: httpPort + 1 } });
+    const other = { ...spec, id: 'host-edge-spec-3', port: httpPort + 1, hosts: ['other.localhost'] };
+    await elsewhere.ensureListener(other);
+    await elsewhere.addBackend(other.id, { address: HOST, port: site.port });
+    await waitFor(
+      'the verdict on the other listener',
+      async () => (await elsewhere.observe(other.id))?.status === `this edge's HTTP listener is ${HOST}:${httpPort}, not ${HOST}:${httpPort + 1}`,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+
+    for (const id of [again.id, other.id]) await gatewayDriver.deleteListener(id);
+    await waitFor('the older listener to serve the name again', async () => (await viaHost(httpPort, 'spec.localhost')) === '200 site', { timeoutMs: 30_000, intervalMs: 20 });
+    await gatewayDriver.deleteListener(spec.id);
+    await waitFor('the name to be gone', async () => (await viaHost(httpPort, 'spec.localhost')).startsWith('404 '), { timeoutMs: 30_000, intervalMs: 20 });
   });
 });

@@ -12,12 +12,13 @@ import { LoadBalancerRouter } from './load-balancer-router';
 const PENDING = 'pending';
 
 /**
- * The edge: reads the desired load balancers and proxy hosts from
- * PostgreSQL (LISTEN for prompt changes, plus a full resync on a timer),
- * hands the gateway's listeners (gateway routes, one backend each) to the
- * gateway's HAProxy (gateway-router.ts), the proxy hosts to the HTTP
- * listener's (host-router.ts) and the other load balancers to theirs
- * (load-balancer-router.ts), and writes back what is bound
+ * The edge: reads the desired load balancers from PostgreSQL (LISTEN for
+ * prompt changes, plus a full resync on a timer), hands the gateway's
+ * listeners (gateway routes, one backend each) to the gateway's HAProxy
+ * (gateway-router.ts), the HTTP listener's (proxy hosts, one backend each)
+ * to its Host map (host-router.ts) and the other load balancers to theirs
+ * (load-balancer-router.ts), as the driver wrote which router each is
+ * (load_balancers.router), and writes back what is bound
  * (load_balancers.bound_at / bind_error, edge_nodes) and what HAProxy says
  * of each load-balancer backend. No traffic passes through this
  * process: when PostgreSQL, the api or the worker stop, both HAProxy
@@ -123,12 +124,11 @@ export class EdgeService {
   private async loadAndApply(): Promise<void> {
     const db = this.db;
     if (!db) return;
-    const [hosts, listeners, backends] = await Promise.all([
-      // An instance has no address until the worker's create job has one assigned, nor after its delete gave it back.
-      db.query(`SELECT p.hostname, host(i.address) AS ip, p.forward_port FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id WHERE i.address IS NOT NULL`),
-      // Newest first: of two gateway listeners on one port (a route deleted and made again before the old listener went), the new route's serves.
+    const [listeners, backends] = await Promise.all([
+      // Newest first: of two gateway listeners on one port (a route deleted and made again before the old
+      // listener went), the new route's serves; of two host listeners with one name, the new proxy host's.
       db.query(
-        `SELECT l.id, host(l.address) AS address, l.port, l.protocol, l.hosts, l.health_check, l.gateway, l.certificate_id, c.cert_pem, c.key_encrypted
+        `SELECT l.id, host(l.address) AS address, l.port, l.protocol, l.hosts, l.health_check, l.router, l.certificate_id, c.cert_pem, c.key_encrypted
          FROM load_balancers l LEFT JOIN certificates c ON c.id = l.certificate_id ORDER BY l.created_at DESC, l.id`,
       ),
       // A removing backend is handed over as absent: the router drains it and deletes it once it is empty.
@@ -136,22 +136,71 @@ export class EdgeService {
     ]);
     const backendsOf = (id: string) => backends.rows.filter((b) => b.listener_id === id);
     const { routes: routeSpecs, verdicts } = this.gatewayRoutes(
-      listeners.rows.filter((l) => l.gateway),
+      listeners.rows.filter((l) => l.router === 'gateway'),
       backendsOf,
     );
-    const hostSpecs: HostSpec[] = hosts.rows.map((h) => ({ hostname: h.hostname, ip: h.ip, port: h.forward_port }));
+    const {
+      hosts: hostSpecs,
+      handed,
+      verdicts: hostVerdicts,
+    } = this.proxyHosts(
+      listeners.rows.filter((l) => l.router === 'hosts'),
+      backendsOf,
+    );
     const balancerSpecs: BalancerSpec[] = listeners.rows
-      .filter((l) => !l.gateway)
+      .filter((l) => l.router === 'balancer')
       .map((l) => ({
         listener: { id: l.id, address: l.address, port: l.port, protocol: l.protocol, hosts: l.hosts, check: l.health_check },
         backends: backendsOf(l.id).map((b) => ({ address: b.address, port: b.port, state: b.state })),
       }));
     // Side by side: the gateway's first start (the whole range) does not hold up the HTTP listener.
-    const [results, , balanced] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs), this.balancers.apply(balancerSpecs)]);
+    const [results, hostsServed, balanced] = await Promise.all([this.gateway.apply(routeSpecs), this.applyHosts(hostSpecs), this.balancers.apply(balancerSpecs)]);
     this.sayOnce('gateway', this.gateway.status, 'the gateway HAProxy is not serving');
     for (const r of routeSpecs) verdicts[r.id] = results[r.port];
-    await this.recordGateway(verdicts);
+    for (const id of handed) hostVerdicts[id] = hostsServed;
+    await this.recordOneBackend(verdicts, hostVerdicts);
     await this.recordBalancers(balanced);
+  }
+
+  /**
+   * The host router's listeners (proxy hosts) as entries of its Host map:
+   * each of a listener's names to its one active backend. A listener that
+   * cannot be handed over gets its verdict here: 'pending' without a backend
+   * yet, why not otherwise (on another address or port than this edge's
+   * HTTP listener: the worker's configuration and this edge's differ; a
+   * name a newer listener has).
+   */
+  private proxyHosts(
+    listeners: Array<Record<string, any>>,
+    backendsOf: (id: string) => Array<Record<string, any>>,
+  ): { hosts: HostSpec[]; handed: string[]; verdicts: Record<string, string> } {
+    const hosts: HostSpec[] = [];
+    const handed: string[] = [];
+    const verdicts: Record<string, string> = {};
+    const names = new Set<string>();
+    const { EDGE_HTTP_HOST: host, EDGE_HTTP_PORT: port } = this.config;
+    for (const l of listeners) {
+      if (!port || l.address !== host || l.port !== port) {
+        verdicts[l.id] = port ? `this edge's HTTP listener is ${host}:${port}, not ${l.address}:${l.port}` : 'this edge has no HTTP listener (EDGE_HTTP_PORT=0)';
+        continue;
+      }
+      const taken = (l.hosts as string[]).find((h) => names.has(h));
+      if (taken) {
+        verdicts[l.id] = `host ${taken} is another listener's`;
+        continue;
+      }
+      const backend = backendsOf(l.id).find((b) => b.state === 'active');
+      if (!backend) {
+        verdicts[l.id] = PENDING;
+        continue;
+      }
+      handed.push(l.id);
+      for (const hostname of l.hosts as string[]) {
+        names.add(hostname);
+        hosts.push({ hostname, ip: backend.address, port: backend.port });
+      }
+    }
+    return { hosts, handed, verdicts };
   }
 
   /**
@@ -213,10 +262,18 @@ export class EdgeService {
     }
   }
 
-  private async applyHosts(hosts: HostSpec[]): Promise<void> {
-    await this.router.setHosts(hosts).catch((err) => this.log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) }));
+  /** Hands the Host map to the HTTP listener's HAProxy; 'ok' when it serves them, else why not. */
+  private async applyHosts(hosts: HostSpec[]): Promise<string> {
+    const failed = await this.router.setHosts(hosts).then(
+      () => null,
+      (err) => {
+        this.log('warn', 'cannot update the proxy hosts in HAProxy', { err: String(err) });
+        return `haproxy: cannot update the Host map: ${String(err)}`;
+      },
+    );
     const http = await this.router.listen(this.config.EDGE_HTTP_PORT ? { host: this.config.EDGE_HTTP_HOST, port: this.config.EDGE_HTTP_PORT } : null);
     this.sayOnce('http', http, 'the HTTP listener for proxy hosts is not bound');
+    return http !== null && http !== 'ok' ? http : (failed ?? 'ok');
   }
 
   /** Logs why a listener is not bound when the reason is new. */
@@ -226,19 +283,31 @@ export class EdgeService {
   }
 
   /**
-   * Writes the gateway's verdicts on its listeners (by listener id: the port
-   * may have a newer listener by now, which this apply has not seen), and
-   * drops the backends the driver removed: a gateway route's connections go
-   * with its change, so there is nothing to drain.
+   * Writes the gateway's and the host router's verdicts on their listeners
+   * (by listener id: the port or name may have a newer listener by now,
+   * which this apply has not seen), and drops the backends the driver
+   * removed: neither drains (a gateway route's connections go with its
+   * change; the Host map sends the next request to the new backend at once).
    */
-  private async recordGateway(verdicts: Record<string, string>): Promise<void> {
+  private async recordOneBackend(gateway: Record<string, string>, hosts: Record<string, string>): Promise<void> {
     const db = this.db;
     if (!db) return;
-    for (const [id, result] of Object.entries(verdicts)) {
-      const changed = await this.recordVerdict(db, id, result);
-      if (changed && result !== 'ok' && result !== PENDING) this.log('warn', 'gateway listener not bound', { id, error: result });
+    // One statement for them all: with many proxy hosts, a statement each would make every reload slow.
+    const verdicts = { ...gateway, ...hosts };
+    const rows = Object.entries(verdicts).map(([id, result]) => ({ id, ok: result === 'ok', error: result === 'ok' || result === PENDING ? null : result }));
+    const changed = await db.query(
+      `WITH v AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id text, ok boolean, error text)),
+       changed AS (
+         UPDATE load_balancers l SET bound_at = CASE WHEN v.ok THEN COALESCE(l.bound_at, now()) END, bind_error = v.error
+         FROM v WHERE l.id = v.id AND (l.bind_error IS DISTINCT FROM v.error OR v.ok <> (l.bound_at IS NOT NULL)) RETURNING l.id)
+       SELECT id, pg_notify($2, id) FROM changed`,
+      [JSON.stringify(rows), BALANCER_STATUS_CHANNEL],
+    );
+    for (const { id } of changed.rows as Array<{ id: string }>) {
+      const result = verdicts[id];
+      if (result !== 'ok' && result !== PENDING) this.log('warn', id in gateway ? 'gateway listener not bound' : 'proxy host listener not served', { id, error: result });
     }
-    await db.query(`DELETE FROM load_balancer_backends b USING load_balancers l WHERE l.id = b.listener_id AND l.gateway AND b.state = 'removing'`);
+    await db.query(`DELETE FROM load_balancer_backends b USING load_balancers l WHERE l.id = b.listener_id AND l.router <> 'balancer' AND b.state = 'removing'`);
     await this.heartbeat();
   }
 

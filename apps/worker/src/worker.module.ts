@@ -5,6 +5,8 @@ import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
+import { HostListeners } from './gateway/host-listeners';
+import { HostsReconciler } from './gateway/hosts.reconciler';
 import { RouteListeners } from './gateway/route-listeners';
 import { RoutesProcessor } from './gateway/routes.processor';
 import { RoutesReconciler } from './gateway/routes.reconciler';
@@ -37,6 +39,8 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
     RouteListeners,
     RoutesReconciler,
     RoutesProcessor,
+    HostListeners,
+    HostsReconciler,
   ],
 })
 export class WorkerModule {

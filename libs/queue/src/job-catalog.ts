@@ -26,6 +26,11 @@ export interface JobCatalog {
   /** Written by a trigger on every removal of a route (migration RouteListeners): keep name, id and payload as it writes them. */
   'route.delete': { routeId: string; generation: number };
   'routes.reconcile': Record<string, never>;
+  /** A proxy host's listener made as the proxy host now asks; a new generation for each change of it. */
+  'host.apply': { proxyHostId: string; generation: number };
+  /** Written by a trigger on every removal of a proxy host (migration HostListeners): keep name, id and payload as it writes them. */
+  'host.delete': { proxyHostId: string; generation: number };
+  'hosts.reconcile': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -48,6 +53,10 @@ export const JOB_QUEUE = {
   'route.apply': QUEUES.routes,
   'route.delete': QUEUES.routes,
   'routes.reconcile': QUEUES.maintenance,
+  // The routes queue carries every one-backend listener job: gateway routes' and proxy hosts'.
+  'host.apply': QUEUES.routes,
+  'host.delete': QUEUES.routes,
+  'hosts.reconcile': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

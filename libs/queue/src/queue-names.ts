@@ -7,6 +7,7 @@ export const QUEUES = {
   maintenance: 'maintenance',
   volumes: 'volumes',
   databases: 'databases',
+  /** Load-balancer listeners with one backend: gateway routes and proxy hosts. */
   routes: 'routes',
 } as const;
 

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig, GatewayRoute } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
 import { DataSource } from 'typeorm';
-import { holdsAsWanted, routeListener, routeListenerId } from './route-listener';
+import { holdsAsWanted, makeOneBackend } from './one-backend-listener';
+import { routeListener, routeListenerId } from './route-listener';
 
 /** Where a route's listener stands: 'ok', 'pending', or why the provider does not serve it. */
 export type ListenerStatus = string;
@@ -35,12 +36,7 @@ export class RouteListeners {
     const want = routeListener(route, this.config.GATEWAY_HOST);
     seen ??= await this.driver.observe(id);
     if (holdsAsWanted(seen, want)) return seen;
-    // ensureListener keeps the backends: those seen are still there.
-    await this.driver.ensureListener(want.listener);
-    for (const b of seen?.backends ?? []) {
-      if (b.state !== 'removing' && (b.address !== want.backend.address || b.port !== want.backend.port)) await this.driver.removeBackend(id, b);
-    }
-    await this.driver.addBackend(id, want.backend);
+    await makeOneBackend(this.driver, want, seen);
     // Deleted while the listener was being made: that delete's job may have run before it, so it goes here.
     if (!(await this.route(route.id))) {
       await this.driver.deleteListener(id);

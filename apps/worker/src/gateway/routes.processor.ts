@@ -8,6 +8,7 @@ import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { HostListeners } from './host-listeners';
 import { ROUTE_LISTENER_PREFIX } from './route-listener';
 import { RouteListeners } from './route-listeners';
 
@@ -28,6 +29,12 @@ const GIVE_UP_AFTER_TIMEOUTS = 4;
  * not taken the listener up, the job goes back to the delayed set (as an
  * instance's boot does) rather than holding a worker slot, and is promoted
  * out of it when the provider says the listener changed.
+ *
+ * Proxy hosts are the other one-backend listeners, on this queue too: a
+ * host job makes the listener as the proxy host asks now and ends, since
+ * nothing waits for a verdict (DNS create is active on create). While the
+ * proxy host's instance has no address yet it waits in the delayed set
+ * (NotReadyYet) for the instance's create job to have one assigned.
  */
 @Processor(QUEUES.routes, INSTANCE_WORKER_OPTIONS)
 export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -41,10 +48,14 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
   private readonly handlers: JobHandlers<typeof QUEUES.routes> = {
     'route.apply': ({ routeId }, job) => this.apply(routeId, job),
     'route.delete': ({ routeId }) => this.delete(routeId),
+    'host.apply': ({ proxyHostId }) => this.applyHost(proxyHostId),
+    // Level-based: with the proxy host gone, its apply deletes the listener.
+    'host.delete': ({ proxyHostId }) => this.applyHost(proxyHostId),
   };
 
   constructor(
     private readonly listeners: RouteListeners,
+    private readonly hosts: HostListeners,
     private readonly config: AppConfig,
     @Inject(LOAD_BALANCER_DRIVER) private readonly driver: LoadBalancerDriver,
     @InjectQueue(QUEUES.routes) private readonly queue: Queue,
@@ -129,6 +140,16 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
     if (observed.status === 'ok') this.logger.log({ route: routeId, port: route.port }, 'route bound');
     else this.logger.warn({ route: routeId, port: route.port, error: observed.status }, 'route not bound');
     return false;
+  }
+
+  private async applyHost(proxyHostId: string): Promise<void> {
+    const done = await withDriverErrors(
+      () => this.hosts.apply(proxyHostId),
+      // A proxy host has no status to write it to: said here, and the reconciler tries again.
+      async (reason) => this.logger.error({ proxyHost: proxyHostId, error: reason }, 'the provider refuses the listener of a proxy host'),
+    );
+    // Its instance is being given its address: the job looks again rather than hold a slot.
+    if (done === 'waiting') throw new NotReadyYet(proxyHostId);
   }
 
   private async delete(routeId: string): Promise<void> {

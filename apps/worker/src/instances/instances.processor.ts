@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS, notifyEdge } from '@stratus/core';
+import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -12,6 +12,7 @@ import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-read
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { InstancesReconciler } from './instances.reconciler';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
+import { HostListeners } from '../gateway/host-listeners';
 import { RouteListeners } from '../gateway/route-listeners';
 
 /** A booting instance is looked at again after a quarter of its job's age, between 100 ms and 2 s. */
@@ -41,6 +42,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
     private readonly routes: RouteListeners,
+    private readonly hosts: HostListeners,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -122,8 +124,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
           WHERE id = $1 AND status = 'BUILD' AND generation = $3 RETURNING 1`,
         [id, address, generation],
       );
-      // Its proxy hosts (the one for its dname at least) have somewhere to go now: the edge serves them from here on.
-      if (rows.length) await notifyEdge(manager, 'hosts');
+      // Its proxy hosts' jobs, waiting for this (NotReadyYet), find the address at their next look.
       return rows.length > 0;
     });
     if (written) return address;
@@ -142,20 +143,18 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     await this.routes.removeRoutesTo(id);
     // The row gives the address up before the network has it back: from then
     // on nothing routes to it (the routes to it go in this statement, by
-    // trigger; the edge skips proxy hosts of an instance without one), so
+    // trigger; no proxy host of an instance without one has a listener), so
     // the next resource given it, maybe another project's, inherits nothing.
     if (row?.address) {
-      await this.dataSource.transaction(async (manager) => {
-        await manager.query(`UPDATE instances SET address = NULL, metadata = metadata - 'privateIp' WHERE id = $1 AND status = 'DELETING'`, [id]);
-        await notifyEdge(manager, 'hosts');
-      });
+      await this.dataSource.query(`UPDATE instances SET address = NULL, metadata = metadata - 'privateIp' WHERE id = $1 AND status = 'DELETING'`, [id]);
     }
+    // Its proxy hosts' listeners go once the address is given up (an apply
+    // racing this sees that and takes back what it made) and before the
+    // network has it back; the proxy hosts go with the row (foreign key
+    // cascade), their delete jobs written by trigger.
+    await this.hosts.removeOf(id);
     await this.network.releaseAddress(id);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.delete(Instance, { id, status: 'DELETING' });
-      // Its proxy hosts went with it (foreign key cascade): the edge drops them now.
-      await notifyEdge(manager, 'hosts');
-    });
+    await this.dataSource.getRepository(Instance).delete({ id, status: 'DELETING' });
     await this.packetFilter.sync();
     this.logger.log({ instance: id }, 'instance deleted');
   }

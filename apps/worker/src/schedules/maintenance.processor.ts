@@ -4,6 +4,7 @@ import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { CatalogSync } from '../catalog/catalog.sync';
 import { DatabasesReconciler } from '../databases/databases.reconciler';
+import { HostsReconciler } from '../gateway/hosts.reconciler';
 import { RoutesReconciler } from '../gateway/routes.reconciler';
 import { InstancesReconciler } from '../instances/instances.reconciler';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
@@ -32,6 +33,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     'databases.reconcile': () => this.databases.sweep(),
     'volumes.reconcile': () => this.volumes.sweep(),
     'routes.reconcile': () => this.routes.sweep(),
+    'hosts.reconcile': () => this.hosts.sweep(),
   };
 
   constructor(
@@ -41,6 +43,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     private readonly databases: DatabasesReconciler,
     private readonly volumes: VolumesReconciler,
     private readonly routes: RoutesReconciler,
+    private readonly hosts: HostsReconciler,
   ) {
     super();
     assertHandlers(QUEUES.maintenance, this.handlers);
@@ -61,6 +64,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
       ['instances', () => this.instances.sweep()],
       ['databases', () => this.databases.sweep()],
       ['routes', () => this.routes.sweep()],
+      ['proxy hosts', () => this.hosts.sweep()],
     ] as const) {
       await sweep().catch((err) => this.logger.warn({ err: String(err) }, `start-up sweep of ${what} failed; the schedule repeats it`));
     }

@@ -40,6 +40,7 @@ export class ScheduleKeeper implements OnApplicationBootstrap, OnApplicationShut
       { id: 'volumes-reconcile', job: 'volumes.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       { id: 'databases-reconcile', job: 'databases.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       { id: 'routes-reconcile', job: 'routes.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
+      { id: 'hosts-reconcile', job: 'hosts.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       { id: 'catalog-sync', job: 'catalog.sync', everyMs: 10 * 60_000 },
     ];
     this.checkEveryMs = config.RECONCILE_INTERVAL_MS;

@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsIP, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { resolve } from 'node:path';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
@@ -198,8 +198,8 @@ export class AppConfig {
   @Min(100)
   GATEWAY_BIND_TIMEOUT_MS = 5_000;
 
-  /** The edge's HTTP listener, which routes proxy hosts by Host header. */
-  @IsString()
+  /** The edge's HTTP listener, which routes proxy hosts by Host header: an address, since it is their listeners' (load balancers'). */
+  @IsIP()
   EDGE_HTTP_HOST = '127.0.0.1';
 
   @Transform(toInt)

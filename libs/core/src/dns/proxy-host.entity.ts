@@ -32,6 +32,10 @@ export class ProxyHost {
   @Column({ name: 'forward_port', type: 'int' })
   forwardPort: number;
 
+  /** Counts its changes: each is a job of its own (`host.apply`). */
+  @Column({ type: 'int', default: 1 })
+  generation: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

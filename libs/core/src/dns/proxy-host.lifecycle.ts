@@ -1,14 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { AppConfig } from '../config/app.config';
 import { isForeignKeyViolation, isUniqueViolation } from '../database/constraint-violation';
 import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
-import { notifyEdge } from '../edge/edge-channel';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
 import { RouteTargetChecks } from '../gateway/route-target.checks';
 import { Instance } from '../instances/instance.entity';
 import { findOwnedInstance, UUID } from '../instances/owned-instance';
+import { JobOutbox } from '../outbox/job-outbox';
+import { OutboxEntry } from '../outbox/outbox.entity';
 import { projectScope } from '../projects/project-scope';
 import { Principal } from '../projects/projects.service';
 import { isHostname, refreshInstanceDomains } from './instance-domains';
@@ -30,8 +31,13 @@ export interface ProxyHostChanges {
 
 /**
  * The life of a proxy host: a public name the edge routes to a port of an
- * instance. Active on create. Each change notifies the edge in its
- * transaction and keeps the instance's `metadata.domains` in step.
+ * instance. Active on create: each change is answered once committed, with
+ * the job (outbox, same transaction) that makes its load-balancer listener
+ * as it now asks (`host.apply`, a new generation each time), enqueued after
+ * commit; nothing waits for it, since an HTTP listener's Host map cannot
+ * refuse a name. Every removal writes its listener's delete job (a
+ * trigger, migration HostListeners). Each change keeps the instance's
+ * `metadata.domains` in step.
  *
  * list, get, update and delete serve public endpoints (SPEC.md): without a
  * principal they reach every project's proxy hosts; with one, only its
@@ -43,6 +49,7 @@ export class ProxyHostLifecycle {
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly targets: RouteTargetChecks,
+    private readonly outbox: JobOutbox,
   ) {}
 
   async create(spec: NewProxyHost, principal: Principal): Promise<ProxyHost> {
@@ -50,26 +57,34 @@ export class ProxyHostLifecycle {
     const hostname = spec.domain === undefined ? `${randomUUID()}.${this.config.DNS_DOMAIN_SUFFIX}` : this.hostname(spec.domain, 'domain');
     const instance = await this.instanceOf(spec.instanceId, principal, 'instanceId');
     await this.targets.instancePort(instance, spec.forwardPort, 'forwardPort');
+    let row: ProxyHost;
+    let job: OutboxEntry;
     try {
-      return await this.unique(hostname, () => this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, spec.forwardPort)));
+      [row, job] = await this.unique(hostname, () => this.dataSource.transaction((m) => this.insert(m, principal, instance.id, hostname, spec.forwardPort)));
     } catch (err) {
       if (isForeignKeyViolation(err)) throw new NotFound(`instance ${instance.id} not found`); // deleted meanwhile
       throw err;
     }
+    this.outbox.dispatch([job]);
+    return row;
   }
 
-  /** Inside the caller's transaction (also instance create's, for its `dname`). */
-  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number): Promise<ProxyHost> {
+  /**
+   * Inside the caller's transaction (also instance create's, for its
+   * `dname`): the row and the job that makes its listener, for the caller
+   * to dispatch after commit.
+   */
+  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number): Promise<[ProxyHost, OutboxEntry]> {
     const row = await m.getRepository(ProxyHost).save({
       hostname,
       projectId: principal.projectId,
       userId: principal.userId,
       instanceId,
       forwardPort,
+      generation: 1,
     });
     await refreshInstanceDomains(m, instanceId);
-    await notifyEdge(m, 'hosts');
-    return row;
+    return [row, await this.outbox.writeJob(m, 'host.apply', row.id, { proxyHostId: row.id, generation: row.generation })];
   }
 
   /** A page of the proxy hosts in scope, newest first (keyset-page.ts); no status or name to filter by. */
@@ -95,24 +110,29 @@ export class ProxyHostLifecycle {
       if (!instance) throw new NotFound(`proxy host ${id} not found`); // its instance, and so it, deleted meanwhile
       await this.targets.instancePort(instance, updateData.forwardPort, 'updateData.forwardPort');
     }
-    return this.unique(hostname, () =>
+    const [updated, job] = await this.unique(hostname, () =>
       this.dataSource.transaction(async (m) => {
-        const updated = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort });
-        if (!updated.affected) throw new NotFound(`proxy host ${id} not found`); // deleted meanwhile
+        const changed = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort, generation: () => 'generation + 1' });
+        if (!changed.affected) throw new NotFound(`proxy host ${id} not found`); // deleted meanwhile
         await refreshInstanceDomains(m, row.instanceId);
-        await notifyEdge(m, 'hosts');
-        return m.getRepository(ProxyHost).findOneByOrFail({ id });
+        const now = await m.getRepository(ProxyHost).findOneByOrFail({ id });
+        return [now, await this.outbox.writeJob(m, 'host.apply', id, { proxyHostId: id, generation: now.generation })] as const;
       }),
     );
+    this.outbox.dispatch([job]);
+    return updated;
   }
 
   async delete(id: string, principal: Principal | undefined): Promise<void> {
     const row = await this.get(id, principal);
-    await this.dataSource.transaction(async (m) => {
+    const jobs = await this.dataSource.transaction(async (m) => {
       await m.getRepository(ProxyHost).delete({ id });
       await refreshInstanceDomains(m, row.instanceId);
-      await notifyEdge(m, 'hosts');
+      // The trigger wrote its listener's delete job: enqueued now rather than at the relay's next pass.
+      const jobId = this.outbox.jobEntry('host.delete', id, { proxyHostId: id, generation: 1 }).jobId;
+      return m.getRepository(OutboxEntry).findBy({ jobId, dispatchedAt: IsNull() });
     });
+    if (jobs.length) this.outbox.dispatch(jobs);
   }
 
   /**

@@ -120,7 +120,8 @@ export class InstanceLifecycle {
           jobs.push(volumeJob);
         }
         // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
-        await this.proxyHosts.insert(manager, principal, id, hostname, port);
+        const [, hostJob] = await this.proxyHosts.insert(manager, principal, id, hostname, port);
+        jobs.push(hostJob);
         const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
         return [saved, jobs] as const;
       }),

@@ -1,6 +1,9 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { Certificate } from '../gateway/certificate.entity';
 
+/** The edge's HAProxy processes a listener can be served by (see `router`). */
+export type EdgeRouter = 'gateway' | 'hosts' | 'balancer';
+
 /**
  * A load balancer's listener as the local provider wants it: written by the
  * worker's load-balancer driver, read by the edge, which writes back whether
@@ -25,9 +28,14 @@ export class LoadBalancer {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   hosts: string[];
 
-  /** Served by the edge's gateway HAProxy (a TCP listener on the gateway's ports), not by one of its own. */
-  @Column({ type: 'boolean', default: false })
-  gateway: boolean;
+  /**
+   * Which of the edge's HAProxy processes serves it, decided by the driver as
+   * it writes the listener: 'gateway' (a tcp listener on the gateway's
+   * ports), 'hosts' (an http listener on the edge's HTTP listener, by its
+   * Host map) or 'balancer' (an HAProxy of its own address and port).
+   */
+  @Column({ type: 'text', default: 'balancer' })
+  router: EdgeRouter;
 
   /** For a gateway listener that terminates TLS; the listener goes with its certificate. */
   @Column({ name: 'certificate_id', type: 'int', nullable: true })

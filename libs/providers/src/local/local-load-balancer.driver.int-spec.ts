@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { LoadBalancers1795800000000 } from '../../../core/src/migrations/1795800000000-LoadBalancers';
 import { RouteListeners1795900000000 } from '../../../core/src/migrations/1795900000000-RouteListeners';
+import { HostListeners1795950000000 } from '../../../core/src/migrations/1795950000000-HostListeners';
 import { DriverError } from '../driver-error';
 import { ListenerSpec } from '../load-balancer.driver';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
@@ -19,6 +20,8 @@ describe('LocalLoadBalancerDriver', () => {
   const notices: string[] = [];
 
   const GATEWAY = { host: '127.88.0.1', range: { from: 20000, to: 20010 } };
+  const HTTP = { host: '127.88.0.1', port: 8081 };
+  const EDGE = { gateway: GATEWAY, http: HTTP };
   const spec: ListenerSpec = { id: 'pg-ha-1', address: '127.88.0.9', port: 5432, protocol: 'tcp', check: { kind: 'connect' } };
   const backend = (port: number) => ({ address: '127.88.0.10', port });
 
@@ -31,11 +34,34 @@ describe('LocalLoadBalancerDriver', () => {
     await ds.query(`CREATE TABLE ${schema}.gateway_routes (id uuid PRIMARY KEY, port int, target_ip text, target_port int, certificate_id int)`);
     await ds.query(`INSERT INTO ${schema}.gateway_routes VALUES ('00000000-0000-4000-8000-000000000001', 20005, '10.1.0.7', 3000, 1)`);
     await ds.query(`CREATE TABLE ${schema}.outbox (id bigserial, job_name text, job_id text, payload jsonb, dispatched_at timestamptz)`);
+    // And what HostListeners refers to: proxy hosts, one of an instance with an address, one of an instance without.
+    await ds.query(`CREATE TABLE ${schema}.instances (id uuid PRIMARY KEY, address inet)`);
+    await ds.query(`INSERT INTO ${schema}.instances VALUES ('00000000-0000-4000-8000-0000000000a1', '10.1.0.8'), ('00000000-0000-4000-8000-0000000000a2', NULL)`);
+    await ds.query(`CREATE TABLE ${schema}.proxy_hosts (id uuid PRIMARY KEY, hostname text, instance_id uuid, forward_port int)`);
+    await ds.query(
+      `INSERT INTO ${schema}.proxy_hosts VALUES ('00000000-0000-4000-8000-0000000000b1', 'web.localhost', '00000000-0000-4000-8000-0000000000a1', 3000),
+                                              ('00000000-0000-4000-8000-0000000000b2', 'new.localhost', '00000000-0000-4000-8000-0000000000a2', 3000)`,
+    );
     const runner = ds.createQueryRunner();
     await new LoadBalancers1795800000000().up(runner);
     await new RouteListeners1795900000000().up(runner);
+    // The upgrade as an installation on the default HTTP listener has it.
+    const env = { host: process.env.EDGE_HTTP_HOST, port: process.env.EDGE_HTTP_PORT };
+    process.env.EDGE_HTTP_HOST = HTTP.host;
+    process.env.EDGE_HTTP_PORT = String(HTTP.port);
+    try {
+      await new HostListeners1795950000000().up(runner);
+    } finally {
+      for (const [k, v] of [
+        ['EDGE_HTTP_HOST', env.host],
+        ['EDGE_HTTP_PORT', env.port],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
     await runner.release();
-    driver = new LocalLoadBalancerDriver(() => ds, GATEWAY);
+    driver = new LocalLoadBalancerDriver(() => ds, EDGE);
     listening = new Client({ connectionString: url });
     await listening.connect();
     listening.on('notification', (n) => notices.push(String(n.payload)));
@@ -58,7 +84,7 @@ describe('LocalLoadBalancerDriver', () => {
       backends: [{ address: '10.1.0.7', port: 3000, state: 'active', health: 'unknown', connections: 0 }],
       spec: { id, address: '127.0.0.1', port: 20005, protocol: 'tcp', tls: { certificateId: 1 }, check: { kind: 'connect' } },
     });
-    expect(await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id])).toEqual([{ gateway: true }]);
+    expect(await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id])).toEqual([{ router: 'gateway' }]);
     await ds.query(`DELETE FROM gateway_routes`);
     expect(await ds.query(`SELECT job_name, job_id, payload FROM outbox`)).toEqual([
       {
@@ -70,8 +96,44 @@ describe('LocalLoadBalancerDriver', () => {
     await driver.deleteListener(id);
   });
 
+  it("an upgrade makes each proxy host whose instance has an address its host listener with one backend; a proxy host's removal writes its listener's delete job", async () => {
+    const id = 'host-00000000-0000-4000-8000-0000000000b1';
+    expect(await driver.observe(id)).toEqual({
+      status: 'pending',
+      backends: [{ address: '10.1.0.8', port: 3000, state: 'active', health: 'unknown', connections: 0 }],
+      spec: { id, address: HTTP.host, port: HTTP.port, protocol: 'http', hosts: ['web.localhost'], check: { kind: 'connect' } },
+    });
+    expect(await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id])).toEqual([{ router: 'hosts' }]);
+    // No address yet: the worker makes it once the instance has one.
+    expect(await driver.observe('host-00000000-0000-4000-8000-0000000000b2')).toBeNull();
+    await ds.query(`DELETE FROM outbox`);
+    await ds.query(`DELETE FROM proxy_hosts`);
+    expect(await ds.query(`SELECT job_name, job_id, payload FROM outbox ORDER BY job_id`)).toEqual(
+      ['b1', 'b2'].map((n) => ({
+        job_name: 'host.delete',
+        job_id: `host-delete-00000000-0000-4000-8000-0000000000${n}-g1`,
+        payload: { proxyHostId: `00000000-0000-4000-8000-0000000000${n}`, generation: 1 },
+      })),
+    );
+    await driver.deleteListener(id);
+  });
+
+  it("serves an http listener on the edge's HTTP listener from the host router, and any other from its own", async () => {
+    const routerOf = async (id: string) => (await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id]))[0]?.router;
+    const http: ListenerSpec = { id: 'h-in', address: HTTP.host, port: HTTP.port, protocol: 'http', hosts: ['a.localhost'], check: { kind: 'connect' } };
+    await driver.ensureListener(http);
+    expect(await routerOf('h-in')).toBe('hosts');
+    await driver.ensureListener({ ...http, id: 'h-other-port', port: HTTP.port + 1 });
+    expect(await routerOf('h-other-port')).toBe('balancer');
+    await driver.ensureListener({ ...http, id: 'h-other-host', address: '127.88.0.2' });
+    expect(await routerOf('h-other-host')).toBe('balancer');
+    await driver.ensureListener({ ...http, id: 'h-tcp', protocol: 'tcp', hosts: undefined });
+    expect(await routerOf('h-tcp')).toBe('balancer');
+    for (const id of ['h-in', 'h-other-port', 'h-other-host', 'h-tcp']) await driver.deleteListener(id);
+  });
+
   it("serves a tcp listener on the gateway's host and range from the gateway; TLS only there; an unknown certificate is invalid", async () => {
-    const gatewayOf = async (id: string) => (await ds.query(`SELECT gateway FROM load_balancers WHERE id = $1`, [id]))[0]?.gateway;
+    const gatewayOf = async (id: string) => (await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id]))[0]?.router === 'gateway';
     await driver.ensureListener({ ...spec, id: 'gw-in', address: GATEWAY.host, port: 20010 });
     expect(await gatewayOf('gw-in')).toBe(true);
     await driver.ensureListener({ ...spec, id: 'gw-out', address: GATEWAY.host, port: 20011 });
@@ -128,7 +190,7 @@ describe('LocalLoadBalancerDriver', () => {
   });
 
   it("watch hears the edge's verdicts, and stops hearing them when told", async () => {
-    const watcher = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const watcher = new LocalLoadBalancerDriver(() => ds, EDGE, url);
     const heard: string[] = [];
     const stop = watcher.watch((id) => heard.push(id));
     const id = `watch-${process.pid}`;
@@ -139,7 +201,7 @@ describe('LocalLoadBalancerDriver', () => {
     });
     stop();
     // Another watch, still on, hears a later notice: the stopped one does not.
-    const other = new LocalLoadBalancerDriver(() => ds, GATEWAY, url);
+    const other = new LocalLoadBalancerDriver(() => ds, EDGE, url);
     const later: string[] = [];
     const stopOther = other.watch((x) => later.push(x));
     await waitFor('the later notice to be heard', async () => {

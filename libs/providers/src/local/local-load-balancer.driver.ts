@@ -1,4 +1,4 @@
-import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL, isForeignKeyViolation } from '@stratus/core';
+import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL, EdgeRouter, isForeignKeyViolation } from '@stratus/core';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DriverError } from '../driver-error';
@@ -13,6 +13,18 @@ export interface LocalGateway {
   range: { from: number; to: number };
 }
 
+/** The edge's HTTP listener (EDGE_HTTP_HOST, EDGE_HTTP_PORT), which routes by its Host map. */
+export interface LocalHttpListener {
+  host: string;
+  port: number;
+}
+
+/** The edge's shared listeners, as the worker's configuration names them. */
+export interface LocalEdge {
+  gateway?: LocalGateway | null;
+  http?: LocalHttpListener | null;
+}
+
 /**
  * The local provider's load balancers are the edge's HAProxy. The driver
  * writes what is wanted to PostgreSQL (load_balancers and their backends)
@@ -20,12 +32,20 @@ export interface LocalGateway {
  * back whether the listener serves and what HAProxy says of each backend.
  * So nothing here waits for HAProxy, and a stopped worker stops nothing.
  *
- * A TCP listener on the gateway host with a port of the gateway range is
- * the gateway's (`gateway`): the edge serves it from the HAProxy that holds
- * the whole range (runtime API only, TLS by certificate swap), since a
- * second HAProxy could not bind a port that one holds. The decision is
- * written with the listener, so an edge configured with another range says
- * so (an error) rather than serving the port from elsewhere.
+ * Which of the edge's HAProxy processes serves a listener (`router`) is
+ * decided here, as the listener is written, in one place (`routerOf`):
+ * - a TCP listener on the gateway host with a port of the gateway range is
+ *   the gateway's: the HAProxy that holds the whole range serves it
+ *   (runtime API only, TLS by certificate swap);
+ * - an HTTP listener on the edge's HTTP listener address and port is the
+ *   host router's: its one HAProxy serves every such listener's names from
+ *   a Host map changed at run time (proxy hosts);
+ * - anything else gets an HAProxy of its own address and port.
+ * A second HAProxy could not bind a port the first holds, so these are
+ * never served from elsewhere; and since the decision is written with the
+ * listener, an edge configured otherwise says so (an error) rather than
+ * serving the port from another process. The gateway and host router
+ * serve a listener's one active backend, and nothing before it has one.
  */
 export class LocalLoadBalancerDriver implements LoadBalancerDriver {
   private readonly watchers = new Set<(id: string) => void>();
@@ -33,7 +53,7 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
 
   constructor(
     private readonly db: () => DataSource,
-    private readonly gateway: LocalGateway | null = null,
+    private readonly edge: LocalEdge = {},
     /** Where `watch` listens for the edge's verdicts; without it `watch` hears nothing (callers poll). */
     private readonly databaseUrl: string | null = null,
   ) {}
@@ -80,24 +100,24 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
     const invalid = invalidListener(spec);
     if (invalid) throw new DriverError('invalid', invalid);
     const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
-    const gateway = this.isGateway(spec);
+    const router = this.routerOf(spec);
     // Only the gateway's HAProxy is given certificates (over its runtime API).
-    if (spec.tls && !gateway) throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
+    if (spec.tls && router !== 'gateway') throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
     const certificate = spec.tls?.certificateId ?? null;
     // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
-    // The edge serves a gateway listener only with an active backend (its route's target): until
-    // then a notice would only make it read everything again for nothing (a create waits on that
-    // read), and the addBackend that follows tells it.
+    // The gateway and host router serve a listener only with an active backend (a route's target,
+    // a proxy host's instance): until then a notice would only make it read everything again for
+    // nothing (a create waits on that read), and the addBackend that follows tells it.
     await this.changing(
       `WITH up AS (
-         INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check, gateway, certificate_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6, gateway = $7, certificate_id = $8,
+         INSERT INTO load_balancers (id, address, port, protocol, hosts, health_check, router, certificate_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+         ON CONFLICT (id) DO UPDATE SET address = $2, port = $3, protocol = $4, hosts = $5, health_check = $6, router = $7, certificate_id = $8,
            bound_at = NULL, bind_error = NULL, updated_at = now()
          WHERE (load_balancers.address, load_balancers.port, load_balancers.protocol, load_balancers.hosts, load_balancers.health_check,
-                load_balancers.gateway, load_balancers.certificate_id)
-           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb, $7::boolean, $8::int))
-       SELECT pg_notify($9, 'balancers') WHERE NOT $7::boolean OR EXISTS (SELECT 1 FROM load_balancer_backends WHERE listener_id = $1 AND state = 'active')`,
-      [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check), gateway, certificate, EDGE_CHANNEL],
+                load_balancers.router, load_balancers.certificate_id)
+           IS DISTINCT FROM ($2::inet, $3::int, $4::text, $5::text[], $6::jsonb, $7::text, $8::int))
+       SELECT pg_notify($9, 'balancers') WHERE $7::text = 'balancer' OR EXISTS (SELECT 1 FROM load_balancer_backends WHERE listener_id = $1 AND state = 'active')`,
+      [spec.id, spec.address, spec.port, spec.protocol, hosts, JSON.stringify(spec.check), router, certificate, EDGE_CHANNEL],
     ).catch((err) => {
       // A certificate that does not exist (or was removed): nothing will make this listener.
       throw err instanceof DriverError && err.code === 'retryable' && isForeignKeyViolation(err.cause) ? new DriverError('invalid', `no certificate ${certificate}`) : err;
@@ -113,15 +133,17 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
     }
   }
 
-  /** Whether the gateway's HAProxy serves the listener (see the class comment). */
-  private isGateway(spec: ListenerSpec): boolean {
-    if (!this.gateway || spec.protocol !== 'tcp') return false;
-    const { host, range } = this.gateway;
-    return spec.address === host && spec.port >= range.from && spec.port <= range.to;
+  /** Which of the edge's HAProxy processes serves the listener (see the class comment). */
+  private routerOf(spec: ListenerSpec): EdgeRouter {
+    const { gateway, http } = this.edge;
+    if (gateway && spec.protocol === 'tcp' && spec.address === gateway.host && spec.port >= gateway.range.from && spec.port <= gateway.range.to) return 'gateway';
+    if (http && spec.protocol === 'http' && spec.address === http.host && spec.port === http.port) return 'hosts';
+    return 'balancer';
   }
 
   private rangeText(): string {
-    return this.gateway ? `${this.gateway.host}:${this.gateway.range.from}-${this.gateway.range.to}` : 'none configured';
+    const { gateway } = this.edge;
+    return gateway ? `${gateway.host}:${gateway.range.from}-${gateway.range.to}` : 'none configured';
   }
 
   async deleteListener(id: string): Promise<void> {

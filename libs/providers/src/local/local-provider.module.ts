@@ -76,7 +76,10 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
             if (!db) throw new Error('the load-balancer driver needs the database module');
             return db;
           },
-          { host: config.GATEWAY_HOST, range: config.gatewayPorts },
+          {
+            gateway: { host: config.GATEWAY_HOST, range: config.gatewayPorts },
+            http: config.EDGE_HTTP_PORT ? { host: config.EDGE_HTTP_HOST, port: config.EDGE_HTTP_PORT } : null,
+          },
           config.DATABASE_URL,
         ),
     },

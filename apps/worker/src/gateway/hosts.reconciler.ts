@@ -1,0 +1,49 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
+import { hostListenerId, HOST_LISTENER_PREFIX, ProxyHostTarget } from './host-listener';
+import { HostListeners } from './host-listeners';
+import { holdsAsWanted, OneBackendListener } from './one-backend-listener';
+
+/**
+ * Level-based repair of proxy hosts against the provider, both ways, as
+ * RoutesReconciler does for routes: a proxy host whose listener is missing
+ * or not as it asks (name, HTTP listener, its instance's address and its
+ * forward port) is made again; a `host-*` listener no proxy host asks for
+ * (its delete job lost with Redis, its instance's address given up) is
+ * deleted. Nothing to write back: a proxy host has no status of its own.
+ */
+@Injectable()
+export class HostsReconciler {
+  private readonly logger = new Logger(HostsReconciler.name);
+
+  constructor(
+    private readonly listeners: HostListeners,
+    @Inject(LOAD_BALANCER_DRIVER) private readonly driver: LoadBalancerDriver,
+  ) {}
+
+  async sweep(): Promise<void> {
+    // The listeners first: one made after this read has a proxy host committed before it, so the read below sees that proxy host.
+    const held = await this.driver.listenerIds(HOST_LISTENER_PREFIX);
+    const targets = await this.listeners.targets();
+    const wanted = new Map<string, { target: ProxyHostTarget; want: OneBackendListener }>();
+    for (const target of targets) {
+      const want = this.listeners.want(target);
+      if (want) wanted.set(want.listener.id, { target, want });
+    }
+    for (const id of held.filter((h) => !wanted.has(h))) {
+      await this.driver.deleteListener(id);
+      this.logger.log({ listener: id }, 'deleted a proxy host listener nothing asks for');
+    }
+    for (const [id, { target, want }] of wanted) {
+      try {
+        if (holdsAsWanted(await this.driver.observe(id), want)) continue;
+        // apply reads the proxy host again and looks again after the change: a job racing this one does no harm.
+        await this.listeners.apply(target.id);
+        this.logger.log({ proxyHost: target.id, listener: hostListenerId(target.id) }, 'made the listener of a proxy host again');
+      } catch (err) {
+        // The next sweep tries again; the other proxy hosts are not held up.
+        this.logger.error({ proxyHost: target.id, err: String(err) }, 'cannot reconcile the listener of a proxy host');
+      }
+    }
+  }
+}
