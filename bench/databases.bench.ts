@@ -22,6 +22,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalDatabaseDriver } from '../libs/providers/src/local/databases/local-databases';
+import { nearestRank } from './percentiles';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS || 10));
 const POLL_MS = Number(process.env.BENCH_POLL_MS || 2);
@@ -38,10 +39,8 @@ const ENGINES = ALL_ENGINES.filter(({ engine }) => !process.env.BENCH_ENGINES ||
 const log = (msg: string) => process.stderr.write(`[bench:databases] ${msg}\n`);
 
 function stats(samples: number[]): { median_ms: number; p95_ms: number; min_ms: number; max_ms: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
   const round = (n: number) => Math.round(n * 10) / 10;
-  return { median_ms: round(at(0.5)), p95_ms: round(at(0.95)), min_ms: round(s[0]), max_ms: round(s[s.length - 1]) };
+  return { median_ms: round(nearestRank(samples, 0.5)), p95_ms: round(nearestRank(samples, 0.95)), min_ms: round(Math.min(...samples)), max_ms: round(Math.max(...samples)) };
 }
 
 /**

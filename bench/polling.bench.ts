@@ -30,6 +30,7 @@ import { encodePageCursor } from '../apps/api/src/http/list-query';
 import { DatabasesReconciler } from '../apps/worker/src/databases/databases.reconciler';
 import { InstancesReconciler } from '../apps/worker/src/instances/instances.reconciler';
 import { PacketFilterSync } from '../apps/worker/src/security-groups/packet-filter.sync';
+import { nearestRank } from './percentiles';
 
 const ROWS = Number(process.env.BENCH_ROWS || 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 500);
@@ -46,9 +47,7 @@ function log(message: string): void {
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function percentiles(ms: number[]): { p50_ms: number; p99_ms: number; n: number } {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50_ms: round(at(0.5)), p99_ms: round(at(0.99)), n: sorted.length };
+  return { p50_ms: round(nearestRank(ms, 0.5)), p99_ms: round(nearestRank(ms, 0.99)), n: ms.length };
 }
 
 type Latencies = { p50_ms: number; p99_ms: number; n: number; bytes: number };
