@@ -17,7 +17,7 @@ function maxConcurrent(starts: FakeBoot[]): number {
  * fixed time and are logged (start, end) by the worker that ran them.
  */
 describe('instance create does not hold a worker slot while the instance boots', () => {
-  const s = useSuite({ PROVIDER: 'fake', FAKE_PROVIDER_BOOT_MS: String(BOOT_MS), WORKER_CONCURRENCY: '1' });
+  const s = useSuite({ FAKE_PROVIDER_BOOT_MS: String(BOOT_MS), WORKER_CONCURRENCY: '1' });
 
   it('five instances boot at once on a worker with one slot, and each is ACTIVE only once booted', async () => {
     // Its jobs wait in the queue until then, and how long it takes to load is the machine's business.
@@ -44,7 +44,7 @@ describe('instance create does not hold a worker slot while the instance boots',
 
 /** The same for database servers: a job does not wait for its server to start. */
 describe('database create does not hold a worker slot while the server starts', () => {
-  const s = useSuite({ PROVIDER: 'fake', FAKE_PROVIDER_DATABASE_START_MS: String(BOOT_MS), DATABASE_WORKER_CONCURRENCY: '1' });
+  const s = useSuite({ FAKE_PROVIDER_DATABASE_START_MS: String(BOOT_MS), DATABASE_WORKER_CONCURRENCY: '1' });
 
   it('five cache servers start at once on a worker with one slot, and each is ready only once started', async () => {
     await s.stack.workerReady();

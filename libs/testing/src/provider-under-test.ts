@@ -7,8 +7,10 @@ import { fakeStateFile } from './fake-provider/fake-provider.module';
  * The provider the e2e suites run the stack's worker on: the `e2e` jest
  * project runs them on `local` (real processes), `e2e-fake` on `fake`
  * (every driver in memory; test/fake-provider.setup.js sets
- * STRATUS_TEST_PROVIDER for its test files only). A suite may still start
- * a stack with PROVIDER of its own (test/instance-boot.e2e-spec.ts).
+ * STRATUS_TEST_PROVIDER for its test files only). A suite about the fake
+ * provider itself (test/instance-boot.e2e-spec.ts) runs in e2e-fake only:
+ * a worker of one provider on the other's installation would meet its
+ * rows, catalog and addresses.
  */
 export function providerUnderTest(): ProviderName {
   return process.env.STRATUS_TEST_PROVIDER === 'fake' ? 'fake' : 'local';
