@@ -19,6 +19,20 @@ export interface ReadmeBlock {
   until?: string;
   /** `<!-- readme-test: needs docker -->`: runs only where a Docker engine with Compose answers. */
   needsDocker?: boolean;
+  /**
+   * `<!-- readme-test: summary -->`: the README's opening list of its two
+   * commands. Not run as a block: each of its commands is run by a later
+   * block, or is `npm test`, the suite the README test is part of.
+   */
+  summary?: boolean;
+}
+
+/** The commands of a block, one per line, without comments and blank lines. */
+export function commandsOf(block: ReadmeBlock): string[] {
+  return block.code
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line && !line.startsWith('#'));
 }
 
 /** Every ```sh block of `markdown`, in order. */
@@ -37,6 +51,7 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
       const until = /^background until "(.+)"$/.exec(note);
       if (until) block.until = until[1];
       else if (note === 'needs docker') block.needsDocker = true;
+      else if (note === 'summary') block.summary = true;
       else throw new Error(`README line ${i}: unknown readme-test note: ${note}`);
     }
     blocks.push(block);

@@ -2,9 +2,11 @@ import { REPO_ROOT } from '@stratus/testing';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freshCheckout, ReadmeRun, readmeBlocks, userEnv } from '../bench/readme';
+import { commandsOf, freshCheckout, ReadmeRun, readmeBlocks, userEnv } from '../bench/readme';
 
-const blocks = readmeBlocks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+const all = readmeBlocks(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+const summary = all.filter((b) => b.summary);
+const blocks = all.filter((b) => !b.summary);
 /** Docker with Compose and an engine that answers: where the Containers blocks can run. */
 const docker = spawnSync('docker', ['compose', 'version'], { stdio: 'ignore' }).status === 0 && spawnSync('docker', ['info'], { stdio: 'ignore' }).status === 0;
 /** An error envelope in what a command printed: a curl that "succeeded" with a 4xx or 5xx. */
@@ -35,6 +37,13 @@ describe('README', () => {
   it('has the blocks this suite knows how to run', () => {
     expect(blocks.filter((b) => b.until).map((b) => b.code)).toEqual(['npm start\n']);
     expect(blocks.length).toBeGreaterThanOrEqual(7);
+  });
+
+  it('opens with its two commands, each run below or the suite this test is part of', () => {
+    expect(all[0].summary).toBe(true);
+    expect(summary.flatMap(commandsOf)).toEqual(['npm start', 'npm test']);
+    const run = new Set(blocks.flatMap(commandsOf));
+    for (const command of summary.flatMap(commandsOf)) expect({ command, covered: run.has(command) || command === 'npm test' }).toEqual({ command, covered: true });
   });
 
   for (const block of blocks) {
