@@ -1718,7 +1718,10 @@ export interface operations {
   Instances_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1731,13 +1734,15 @@ export interface operations {
       /** @description status building. The worker has the network assign its address (metadata.privateIp, and address in the detail, appear then); a network with no free address left ends it in ERROR with a status_reason naming the network */
       202: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['InstanceCreatedView'];
         };
       };
-      /** @description invalid field, or an unknown image, flavor, network, keypair or security group */
+      /** @description invalid field, or an unknown image, flavor, network, keypair or security group; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1748,6 +1753,15 @@ export interface operations {
       };
       /** @description missing or invalid x-api-key */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -1766,6 +1780,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -1961,7 +1984,10 @@ export interface operations {
   Volumes_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1974,13 +2000,15 @@ export interface operations {
       /** @description the volume object */
       201: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['VolumeView'];
         };
       };
-      /** @description invalid request: the message names the field */
+      /** @description invalid request: the message names the field; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2007,6 +2035,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the body is over the size limit */
       413: {
         headers: {
@@ -2018,6 +2055,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2614,7 +2660,10 @@ export interface operations {
   Gateway_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2627,13 +2676,15 @@ export interface operations {
       /** @description the route, status active */
       200: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['GatewayRouteView'];
         };
       };
-      /** @description protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate */
+      /** @description protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2651,7 +2702,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description port used by another route, or held by another process on the gateway host */
+      /** @description port used by another route, or held by another process on the gateway host; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2671,6 +2722,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -2767,7 +2827,10 @@ export interface operations {
   Dns_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2780,13 +2843,15 @@ export interface operations {
       /** @description the proxy host */
       201: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ProxyHostView'];
         };
       };
-      /** @description invalid field, or a name outside the domain suffix */
+      /** @description invalid field, or a name outside the domain suffix; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2822,7 +2887,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the name is taken */
+      /** @description the name is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2842,6 +2907,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3369,7 +3443,10 @@ export interface operations {
   Databases_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3382,13 +3459,15 @@ export interface operations {
       /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PostgresCreatedView'];
         };
       };
-      /** @description invalid field, or an unknown flavor, network, keypair or security group */
+      /** @description invalid field, or an unknown flavor, network, keypair or security group; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3406,7 +3485,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has a database of that name */
+      /** @description the project has a database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3426,6 +3505,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -3701,7 +3789,10 @@ export interface operations {
   Cache_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3714,13 +3805,15 @@ export interface operations {
       /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CacheCreatedView'];
         };
       };
-      /** @description invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group */
+      /** @description invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3738,7 +3831,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has a cache instance of that name */
+      /** @description the project has a cache instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3758,6 +3851,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };
@@ -4033,7 +4135,10 @@ export interface operations {
   Analytics_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4046,13 +4151,15 @@ export interface operations {
       /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
       202: {
         headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AnalyticsCreatedView'];
         };
       };
-      /** @description invalid field, or an unknown flavor, network, keypair or security group */
+      /** @description invalid field, or an unknown flavor, network, keypair or security group; or a malformed Idempotency-Key */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4070,7 +4177,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has an analytics instance of that name */
+      /** @description the project has an analytics instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4090,6 +4197,15 @@ export interface operations {
       };
       /** @description the body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
         headers: {
           [name: string]: unknown;
         };

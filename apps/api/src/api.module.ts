@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule, CoreModule, DatabaseModule, LoggingModule } from '@stratus/core';
+import { ConfigModule, CoreModule, DatabaseModule, IdempotencyKeys, LoggingModule } from '@stratus/core';
 import { shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { AuthModule } from './auth/auth.module';
@@ -10,6 +10,7 @@ import { DnsController } from './dns/dns.controller';
 import { GatewayController } from './gateway/gateway.controller';
 import { HealthController } from './health/health.controller';
 import { ChangeFeed } from './http/change-feed';
+import { IdempotencyInterceptor } from './http/idempotency.interceptor';
 import { LongPollInterceptor } from './http/long-poll.interceptor';
 import { InstancesController } from './instances/instances.controller';
 import { VolumesController } from './volumes/volumes.controller';
@@ -28,6 +29,6 @@ import { VolumesController } from './volumes/volumes.controller';
     CacheController,
     AnalyticsController,
   ],
-  providers: [CatalogService, ChangeFeed, LongPollInterceptor],
+  providers: [CatalogService, ChangeFeed, LongPollInterceptor, IdempotencyKeys, IdempotencyInterceptor],
 })
 export class ApiModule {}

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AppConfig, ConfigModule, CoreModule, DatabaseModule, LoggingModule } from '@stratus/core';
+import { AppConfig, ConfigModule, CoreModule, DatabaseModule, IdempotencyKeys, LoggingModule } from '@stratus/core';
 import { ProvidersModule, shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
@@ -27,6 +27,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
   providers: [
     PacketFilterSync,
+    IdempotencyKeys,
     CatalogSync,
     InstancesReconciler,
     InstancesProcessor,

@@ -57,3 +57,5 @@ export * from './dns/proxy-host.lifecycle';
 export * from './core.module';
 export * from './gateway/gateway-route.lifecycle';
 export * from './databases/managed-database.lifecycle';
+export * from './idempotency/idempotency-key.entity';
+export * from './idempotency/idempotency-keys';

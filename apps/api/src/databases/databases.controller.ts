@@ -7,6 +7,7 @@ import { CreateCacheDto } from './create-cache.dto';
 import { CreateDatabaseDto } from './create-database.dto';
 import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
+import { Idempotent } from '../http/idempotency.interceptor';
 
 const CREATED =
   'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
@@ -16,6 +17,7 @@ const CREATED =
 @Controller('v1/databases')
 export class DatabasesController extends ManagedDatabasesController('postgres', PostgresView) {
   @Post()
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a PostgreSQL database server' })
   @ApiAcceptedResponse({ description: CREATED, type: PostgresCreatedView })
@@ -30,6 +32,7 @@ export class DatabasesController extends ManagedDatabasesController('postgres', 
 @Controller('v1/cache')
 export class CacheController extends ManagedDatabasesController('redis', CacheView) {
   @Post()
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a Redis cache server' })
   @ApiAcceptedResponse({ description: CREATED, type: CacheCreatedView })
@@ -44,6 +47,7 @@ export class CacheController extends ManagedDatabasesController('redis', CacheVi
 @Controller('v1/analytics')
 export class AnalyticsController extends ManagedDatabasesController('clickhouse', AnalyticsView) {
   @Post()
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create a ClickHouse analytics server (HTTP)' })
   @ApiAcceptedResponse({ description: CREATED, type: AnalyticsCreatedView })

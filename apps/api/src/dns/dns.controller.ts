@@ -9,6 +9,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateProxyHostDto, UpdateDnsDto, UpdateProxyHostDto } from './dns.dto';
 import { MessageView } from '../http/message.view';
 import { MetadataMergedView, presentProxyHost, ProxyHostView } from './proxy-host.presenter';
+import { Idempotent } from '../http/idempotency.interceptor';
 
 const NOT_FOUND = 'no such proxy host (or, with a token, not one of your project)';
 
@@ -28,6 +29,7 @@ export class DnsController {
   }
 
   @Post('create')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a proxy host: a name the edge routes to a port of one of your instances' })
   @ApiCreatedResponse({ description: 'the proxy host', type: ProxyHostView })
   @ApiBadRequestResponse({ description: 'invalid field, or a name outside the domain suffix' })

@@ -6,6 +6,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateGatewayRouteDto } from './gateway-route.dto';
 import { AvailablePortView, GatewayRouteView, presentRoute, RouteDeletedView, UsedPortsView } from './gateway-route.presenter';
 import { GatewayHealthView, presentGatewayHealth } from './gateway-health.presenter';
+import { Idempotent } from '../http/idempotency.interceptor';
 
 @ApiTags('gateway')
 @BearerAuth()
@@ -41,6 +42,7 @@ export class GatewayController {
   }
 
   @Post('create')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a TCP route; answers once the edge has bound the listener' })
   @ApiOkResponse({ description: 'the route, status active', type: GatewayRouteView })

@@ -8,6 +8,7 @@ import { ApiKeyAuth } from '../auth/api-key.guard';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateInstanceDto } from './create-instance.dto';
 import { InstanceCreatedView, InstanceDetailView, InstanceListItemView, presentCreated, presentDetail, presentListItem } from './instance.presenter';
+import { Idempotent } from '../http/idempotency.interceptor';
 
 /** `?status=` takes the statuses the list shows. */
 class InstanceListQuery extends StatusListQuery(INSTANCE_STATUSES) {}
@@ -19,6 +20,7 @@ export class InstancesController {
   constructor(private readonly instances: InstanceLifecycle) {}
 
   @Post()
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({ summary: 'Create an instance; it boots asynchronously (poll the list until ACTIVE)' })
   @ApiAcceptedResponse({

@@ -1,7 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { HeaderObject, ParameterObject, ReferenceObject, ResponseObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { HeaderObject, ParameterObject, ReferenceObject, ResponseObject, ResponsesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorEnvelopeView } from '../http/error-envelope';
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../http/idempotency.interceptor';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -21,6 +22,25 @@ const IF_NONE_MATCH: ParameterObject = {
 /** A JSON 200: what etag.ts tags. */
 function conditional(response: ResponseObject | ReferenceObject | undefined): response is ResponseObject {
   return response !== undefined && 'content' in response && response.content?.['application/json'] !== undefined;
+}
+
+const REPLAYED: HeaderObject = {
+  description: 'With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first',
+  schema: { type: 'string', enum: ['true', 'false'] },
+};
+
+/** A create that takes Idempotency-Key (idempotency.interceptor.ts): its 2xx says whether it was replayed; 400, 409 and 422 say what the key adds. */
+function idempotent(responses: ResponsesObject): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (/^2/.test(status) && response && 'description' in response) response.headers = { ...response.headers, [REPLAYED_HEADER]: REPLAYED };
+  }
+  const add = (status: string, description: string) => {
+    const existing = responses[status];
+    responses[status] = { description: existing && 'description' in existing ? `${existing.description}; or ${description}` : description };
+  };
+  add('400', 'a malformed Idempotency-Key');
+  add('409', 'a request with the same Idempotency-Key is still in progress (Retry-After says when to retry)');
+  add('422', 'the Idempotency-Key was first used with another body or route');
 }
 
 /**
@@ -71,6 +91,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         responses['304'] ??= { description: 'not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it)' };
         operation.parameters = [...(operation.parameters ?? []), IF_NONE_MATCH];
       }
+      if ((operation.parameters ?? []).some((p) => 'name' in p && p.name === IDEMPOTENCY_HEADER)) idempotent(responses);
       responses['500'] ??= { description: 'unexpected error' };
       responses['503'] ??= { description: 'PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down' };
       for (const [status, response] of Object.entries(responses)) {

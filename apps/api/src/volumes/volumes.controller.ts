@@ -9,6 +9,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto';
 import { MessageView } from '../http/message.view';
 import { presentAttachment, presentVolume, VolumeAttachmentResultView, VolumeView } from './volume.presenter';
+import { Idempotent } from '../http/idempotency.interceptor';
 
 /** `?status=` takes the statuses the list shows. */
 class VolumeListQuery extends StatusListQuery(VOLUME_STATUSES) {}
@@ -21,6 +22,7 @@ export class VolumesController {
   constructor(private readonly volumes: VolumeLifecycle) {}
 
   @Post('create')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a volume (size in GiB); it is `creating` until the provider has made it, then `available`' })
   @ApiCreatedResponse({ description: 'the volume object', type: VolumeView })
   async create(@Body() dto: CreateVolumeDto, @CurrentPrincipal() principal: Principal): Promise<VolumeView> {

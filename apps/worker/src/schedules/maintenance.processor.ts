@@ -1,5 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { IdempotencyKeys } from '@stratus/core';
 import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { CatalogSync } from '../catalog/catalog.sync';
@@ -26,6 +27,8 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     'outbox.relay': async () => {
       const relayed = await this.outbox.relay(RELAY_MIN_AGE_MS);
       if (Math.random() < 0.01) await this.outbox.prune();
+      // Expired idempotency keys: a read ignores them already, this keeps the table from growing (one tick in 100, as the outbox prune).
+      if (Math.random() < 0.01) await this.idempotencyKeys.prune();
       return { relayed };
     },
     'instances.reconcile': () => this.instances.sweep(),
@@ -38,6 +41,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
 
   constructor(
     private readonly outbox: OutboxService,
+    private readonly idempotencyKeys: IdempotencyKeys,
     private readonly instances: InstancesReconciler,
     private readonly catalog: CatalogSync,
     private readonly databases: DatabasesReconciler,

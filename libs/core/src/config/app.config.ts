@@ -259,6 +259,12 @@ export class AppConfig {
   @Min(200)
   OUTBOX_RELAY_INTERVAL_MS = 2_000;
 
+  /** How long an `Idempotency-Key` and the answer it got are kept (24 h, as clients retry for a day at most). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+
   /** GATEWAY_PORT_RANGE as numbers. */
   get gatewayPorts(): { from: number; to: number } {
     const [from, to] = this.GATEWAY_PORT_RANGE.split('-').map(Number);

@@ -5,6 +5,7 @@ import { ProxyHost } from '../dns/proxy-host.entity';
 import { EdgeNode } from '../edge/edge-node.entity';
 import { Certificate } from '../gateway/certificate.entity';
 import { GatewayRoute } from '../gateway/gateway-route.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { Instance } from '../instances/instance.entity';
 import { LoadBalancerBackend } from '../load-balancers/load-balancer-backend.entity';
 import { LoadBalancer } from '../load-balancers/load-balancer.entity';
@@ -32,4 +33,5 @@ export const ENTITIES = [
   ManagedDatabase,
   LoadBalancer,
   LoadBalancerBackend,
+  IdempotencyKey,
 ];

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/**
+ * A claim left unanswered this long belongs to a process that died
+ * mid-create; a retry may take it over rather than wait out the whole TTL.
+ * Creates answer in well under a second (gateway binds wait at most
+ * GATEWAY_BIND_TIMEOUT_MS), so this never takes over a live one.
+ */
+export const IDEMPOTENCY_STALE_CLAIM_MS = 5 * 60_000;
+
+/** Expired rows one prune deletes at most, so a tick never holds a long lock. */
+const PRUNE_BATCH = 10_000;
+
+export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'in-flight' } | { kind: 'mismatch' } | { kind: 'done'; statusCode: number; response: unknown };
+
+/**
+ * The rows behind `Idempotency-Key`, in PostgreSQL so every api process
+ * sees the same claim: the INSERT that claims a key is the one point where
+ * two concurrent first requests are told apart.
+ */
+@Injectable()
+export class IdempotencyKeys {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims `key` for this request, or says why not. An expired row, or a
+   * claim whose process died, is taken over as if absent: expiry is
+   * checked here at read, whatever the prune has done.
+   */
+  async claim(scope: string, key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
+    const claimed: unknown[] = await this.dataSource.query(
+      `INSERT INTO "idempotency_keys" ("scope", "key", "fingerprint", "expires_at")
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision / 1000))
+       ON CONFLICT ("scope", "key") DO UPDATE
+         SET "fingerprint" = EXCLUDED."fingerprint", "status_code" = NULL, "response" = NULL, "created_at" = now(), "expires_at" = EXCLUDED."expires_at"
+         WHERE "idempotency_keys"."expires_at" <= now()
+            OR ("idempotency_keys"."status_code" IS NULL AND "idempotency_keys"."created_at" < now() - make_interval(secs => $5::double precision / 1000))
+       RETURNING "key"`,
+      [scope, key, fingerprint, ttlMs, IDEMPOTENCY_STALE_CLAIM_MS],
+    );
+    if (claimed.length) return { kind: 'claimed' };
+    const rows: Array<{ fingerprint: string; status_code: number | null; response: unknown }> = await this.dataSource.query(
+      `SELECT "fingerprint", "status_code", "response" FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2`,
+      [scope, key],
+    );
+    const row = rows[0];
+    // Released between the INSERT and this read: the first request failed, and this one may simply retry.
+    if (!row) return { kind: 'in-flight' };
+    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (row.status_code === null) return { kind: 'in-flight' };
+    return { kind: 'done', statusCode: row.status_code, response: row.response };
+  }
+
+  /** Keeps the answer of the request that holds the claim. */
+  async complete(scope: string, key: string, statusCode: number, response: unknown): Promise<void> {
+    await this.dataSource.query(`UPDATE "idempotency_keys" SET "status_code" = $3, "response" = $4 WHERE "scope" = $1 AND "key" = $2`, [
+      scope,
+      key,
+      statusCode,
+      JSON.stringify(response ?? null),
+    ]);
+  }
+
+  /** Gives the key back after a failed create, so a retry runs it again. */
+  async release(scope: string, key: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2 AND "status_code" IS NULL`, [scope, key]);
+  }
+
+  /** Deletes expired rows (a batch at most); the maintenance schedule calls it. */
+  async prune(): Promise<number> {
+    const [, deleted] = await this.dataSource.query(
+      `DELETE FROM "idempotency_keys" WHERE ctid IN (SELECT ctid FROM "idempotency_keys" WHERE "expires_at" <= now() LIMIT ${PRUNE_BATCH})`,
+    );
+    return Number(deleted ?? 0);
+  }
+}
