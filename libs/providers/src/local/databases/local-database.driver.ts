@@ -265,8 +265,14 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private spawnStarting(spec: DatabaseServerSpec, engine: LocalEngine, paths: ServerPaths, runAs: RunAs, fresh: boolean): LocalObservedDatabaseServer {
     const record: StartRecord = { startedAt: Date.now(), fresh };
     writeFileSync(join(paths.dir, STARTING), JSON.stringify(record), { mode: 0o600 });
-    const pid = this.spawn(spec.key, engine.command(spec, paths), paths, runAs);
-    return { running: true, ready: false, pid };
+    try {
+      const pid = this.spawn(spec.key, engine.command(spec, paths), paths, runAs);
+      return { running: true, ready: false, pid };
+    } catch (err) {
+      // Nothing was started: a repeat spawns again rather than finding a start that "exited".
+      rmSync(join(paths.dir, STARTING), { force: true });
+      throw err;
+    }
   }
 
   private startRecord(paths: ServerPaths): StartRecord | null {
