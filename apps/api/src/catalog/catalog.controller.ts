@@ -1,16 +1,15 @@
-import { Controller, Get, Query, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/api-key.guard';
 import { PageQuery } from '../http/cursor';
 import { LINK_HEADER } from '../http/long-poll.interceptor';
-import { NextCursorLinkInterceptor } from '../http/page-links';
+import { Links, PageLinks } from '../http/page-links';
 import { CatalogService } from './catalog.service';
 import { FlavorPage, ImagePage, KeypairPage, NetworkPage, SecurityGroupPage } from './catalog.views';
 
 @ApiTags('catalog')
 @ApiKeyAuth()
 @ApiBadRequestResponse({ description: 'limit out of 1..100, or a cursor this API did not issue' })
-@UseInterceptors(NextCursorLinkInterceptor)
 @Controller('v1')
 export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}
@@ -18,35 +17,35 @@ export class CatalogController {
   @Get('flavors')
   @ApiOperation({ summary: 'Compute sizes, {items, next_cursor}' })
   @ApiOkResponse({ type: FlavorPage, headers: LINK_HEADER })
-  flavors(@Query() query: PageQuery) {
-    return this.catalog.flavors(query);
+  async flavors(@Query() query: PageQuery, @Links() links: PageLinks) {
+    return links.paged(await this.catalog.flavors(query));
   }
 
   @Get('security_groups')
   @ApiOperation({ summary: 'Security groups with their rules, {items, next_cursor}' })
   @ApiOkResponse({ type: SecurityGroupPage, headers: LINK_HEADER })
-  securityGroups(@Query() query: PageQuery) {
-    return this.catalog.securityGroups(query);
+  async securityGroups(@Query() query: PageQuery, @Links() links: PageLinks) {
+    return links.paged(await this.catalog.securityGroups(query));
   }
 
   @Get('images')
   @ApiOperation({ summary: 'Images that instances boot from (image_id)' })
   @ApiOkResponse({ type: ImagePage, headers: LINK_HEADER })
-  images(@Query() query: PageQuery) {
-    return this.catalog.images(query);
+  async images(@Query() query: PageQuery, @Links() links: PageLinks) {
+    return links.paged(await this.catalog.images(query));
   }
 
   @Get('networks')
   @ApiOperation({ summary: 'Private networks (network_id)' })
   @ApiOkResponse({ type: NetworkPage, headers: LINK_HEADER })
-  networks(@Query() query: PageQuery) {
-    return this.catalog.networks(query);
+  async networks(@Query() query: PageQuery, @Links() links: PageLinks) {
+    return links.paged(await this.catalog.networks(query));
   }
 
   @Get('keypairs')
   @ApiOperation({ summary: 'SSH keypairs (keypair_name)' })
   @ApiOkResponse({ type: KeypairPage, headers: LINK_HEADER })
-  keypairs(@Query() query: PageQuery) {
-    return this.catalog.keypairs(query);
+  async keypairs(@Query() query: PageQuery, @Links() links: PageLinks) {
+    return links.paged(await this.catalog.keypairs(query));
   }
 }
