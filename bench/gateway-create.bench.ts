@@ -12,18 +12,13 @@
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '2';
 
 import { createTenant, DEMO_INSTANCE, resetTestInstallation, TestStack, testDataSource, waitFor, waitForInstance } from '@stratus/testing';
-import { nearestRank } from './percentiles';
+import { latencySummary as summary } from './percentiles';
 
 const ROUTES = Number(process.env.BENCH_ROUTES || 50);
 const PORTS = Number(process.env.BENCH_PORTS || 20);
 const WARMUP = Number(process.env.BENCH_WARMUP || 5);
 
 const log = (m: string) => process.stderr.write(`[bench:gateway-create] ${m}\n`);
-
-/** p50, p95 and max of `ms`, in whole milliseconds (p95 by nearest rank). */
-function summary(ms: number[]): { n: number; p50_ms: number; p95_ms: number; max_ms: number } {
-  return { n: ms.length, p50_ms: Math.round(nearestRank(ms, 0.5)), p95_ms: Math.round(nearestRank(ms, 0.95)), max_ms: Math.round(nearestRank(ms, 1)) };
-}
 
 async function main(): Promise<void> {
   log(`resetting test slot ${process.env.STRATUS_TEST_SLOT}`);
