@@ -17,6 +17,17 @@ export interface ObservedInstance {
 }
 
 /**
+ * An instance's cumulative CPU time, read at a moment: two readings give its
+ * utilisation (cpuFraction in libs/core).
+ */
+export interface CpuUsage {
+  /** CPU time all of the instance's processes used since it booted, in seconds (every core added up). */
+  cpuSeconds: number;
+  /** When it was read, in milliseconds since the epoch. */
+  at: number;
+}
+
+/**
  * Compute on some provider, in the controller-runtime shape: every
  * operation is keyed by the instance id, safe to repeat, and does not block
  * on a boot. `create` looks before it makes anything and returns once the
@@ -36,6 +47,12 @@ export interface ComputeDriver {
    */
   create(spec: InstanceSpec): Promise<ObservedInstance>;
   delete(id: string): Promise<void>;
+  /**
+   * The cumulative CPU time of each instance that runs, read now; ids of
+   * instances that do not run are not in the map. Reads only what the
+   * provider measures of those instances (nothing runs inside them).
+   */
+  usage(ids: string[]): Promise<Map<string, CpuUsage>>;
 }
 
 export const COMPUTE_DRIVER = Symbol('COMPUTE_DRIVER');

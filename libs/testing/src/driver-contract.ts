@@ -12,6 +12,7 @@ import {
   ObservedInstance,
   VolumeDriver,
 } from '@stratus/providers';
+import { cpuFraction } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from './wait';
@@ -38,6 +39,10 @@ export interface DriverContractSubject {
   volumeCreateHalfway(id: string, sizeGb: number): Promise<void>;
   /** How long a boot may take here, as a bound on waiting for one. */
   bootWaitMs: number;
+  /** Has the booted `demo-web` instance keep `percent` of one core busy for `seconds` (its `POST /load`). */
+  loadCpu(spec: InstanceSpec, percent: number, seconds: number): Promise<void>;
+  /** The CPU seconds the booted `demo-web` instance's application says it has used (its `GET /cpu`). */
+  cpuSecondsSeenInside(spec: InstanceSpec): Promise<number>;
   databases: {
     driver: DatabaseDriver;
     /** A spec the provider can run (a new key each call), with an address of its own. */
@@ -85,6 +90,9 @@ export async function ensureUntilReady<O extends ObservedDatabaseServer>(
     await sleep(intervalMs);
   }
 }
+
+/** How long the usage case measures a busy instance. */
+const USAGE_INTERVAL_MS = 3_000;
 
 /** The error a promise rejects with (fails the test when it resolves). */
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -183,6 +191,31 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.runningCopies(spec.id)).toBe(0);
         await s.compute.delete(spec.id);
         expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+
+      it('usage: CPU time as the instance itself counts it; a busy one shows its load, an idle one next to none, one that does not run nothing', async () => {
+        const s = subject();
+        const [busy, idle] = [s.instanceSpec(), s.instanceSpec()];
+        await Promise.all([createUntilReady(s.compute, busy, s.bootWaitMs), createUntilReady(s.compute, idle, s.bootWaitMs)]);
+        await s.loadCpu(busy, 80, 6);
+        const inside = [await s.cpuSecondsSeenInside(busy)];
+        const first = await s.compute.usage([busy.id, idle.id, randomUUID()]);
+        expect([...first.keys()].sort()).toEqual([busy.id, idle.id].sort());
+        // The measurement's own interval (inside the load's 6 s), not a wait for something to happen.
+        await sleep(USAGE_INTERVAL_MS);
+        inside.push(await s.cpuSecondsSeenInside(busy));
+        const second = await s.compute.usage([busy.id, idle.id]);
+        const used = (spec: InstanceSpec) => cpuFraction(first.get(spec.id)!, second.get(spec.id)!, spec.flavor.vcpus)!;
+        // What the provider measured is what the application used (the two readings of each are a request apart).
+        const measured = second.get(busy.id)!.cpuSeconds - first.get(busy.id)!.cpuSeconds;
+        expect(Math.abs(measured - (inside[1] - inside[0]))).toBeLessThan(0.1 + 0.1 * measured);
+        // 0.8 of its vCPU on an idle host; a loaded host gives a busy loop less than it asks, never none of it.
+        expect(used(busy)).toBeGreaterThan(0.15);
+        expect(used(busy)).toBeLessThan(1.05);
+        expect(used(idle)).toBeLessThan(0.1);
+        expect(used(busy)).toBeGreaterThan(used(idle) + 0.1);
+        await Promise.all([s.compute.delete(busy.id), s.compute.delete(idle.id)]);
+        expect((await s.compute.usage([busy.id, idle.id])).size).toBe(0);
       });
     });
 

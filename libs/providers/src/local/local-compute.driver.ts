@@ -2,14 +2,14 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ComputeDriver, InstanceSpec, ObservedInstance } from '../compute.driver';
+import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
 import { canConnect } from './listeners';
 import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
 import { HostAccounts, RunAs } from './host-accounts';
-import { INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
+import { cpuSecondsByOwner, INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
 
 export interface LocalComputeOptions {
   instancesDir: string;
@@ -143,6 +143,38 @@ export class LocalComputeDriver implements ComputeDriver {
     rmSync(this.controlDir(id), { recursive: true, force: true });
     await this.opts.accounts.removeInstanceUser(id);
     await this.opts.accounts.removeLeftoverInstanceUsers(this.opts.instancesDir);
+  }
+
+  /**
+   * From the instance's cgroup where it has one (everything that ever ran in
+   * it); else from /proc, one sweep for every id: the processes of the
+   * instance's own user (daemons that left its process group included), or,
+   * where instances do not have users of their own, of its process group.
+   * Only what the kernel counts of those processes is read, as root; nothing
+   * of the instance's files.
+   */
+  async usage(ids: string[]): Promise<Map<string, CpuUsage>> {
+    const result = new Map<string, CpuUsage>();
+    const leaders = scanInstanceLeaders(this.opts.accounts.installation);
+    const running = ids.filter((id) => leaders.get(id)?.some((l) => this.runsAsInstance(id, l.pid)));
+    const fromProc: string[] = [];
+    for (const id of running) {
+      const seconds = this.opts.limiter.cpuSeconds(id);
+      if (seconds === null) fromProc.push(id);
+      else result.set(id, { cpuSeconds: seconds, at: Date.now() });
+    }
+    if (fromProc.length === 0) return result;
+    const byUid = new Map<number, string>();
+    const byGroup = new Map<number, string>();
+    for (const id of fromProc) {
+      const user = this.opts.accounts.isolated ? this.opts.accounts.instanceUser(id) : null;
+      if (user) byUid.set(user.uid, id);
+      else for (const leader of leaders.get(id) ?? []) byGroup.set(leader.pid, id);
+    }
+    const seconds = cpuSecondsByOwner((stat, uid) => byUid.get(uid) ?? byGroup.get(stat.pgrp) ?? null);
+    const at = Date.now();
+    for (const id of fromProc) result.set(id, { cpuSeconds: seconds.get(id) ?? 0, at });
+    return result;
   }
 
   /**

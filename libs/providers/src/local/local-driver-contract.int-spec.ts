@@ -1,5 +1,5 @@
 import { AddressLease, sha256Hex } from '@stratus/core';
-import { driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
+import { createUntilReady, driverContract, killDatabaseServersUnder, killInstancesUnder, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { InstanceSpec } from '../compute.driver';
 import { DatabaseServerSpec } from '../databases.driver';
-import { CgroupLimiter } from './cgroups';
+import { CgroupLimiter, installationCgroups } from './cgroups';
 import { HostAccounts } from './host-accounts';
 import { installationId } from './installation';
 import { LocalComputeDriver } from './local-compute.driver';
@@ -149,6 +149,30 @@ const schema = `contract_spec_${process.pid}`;
     expect(leaders(s.id)).toHaveLength(0);
   });
 
+  it('usage: with cgroups, the cgroup counts what /proc counts of the instance', async () => {
+    // The host's cgroups, under this test installation's own parent group.
+    const limiter = installationCgroups(accounts.installation);
+    if (!limiter.enforced) return console.warn(`cgroups not usable here (${limiter.reason}): case skipped`);
+    const grouped = new LocalComputeDriver({ instancesDir: join(root, 'instances'), accounts, limiter, images: new LocalImages(), bootTimeoutMs: 60_000 });
+    const s = spec();
+    try {
+      await createUntilReady(grouped, s, 60_000);
+      const res = await fetch(`http://${s.address}:${s.port}/load?percent=80&seconds=5`, { method: 'POST' });
+      expect(res.status).toBe(200);
+      // Give the load time to add up to something both counters see.
+      await waitFor('some CPU time', () => (limiter.cpuSeconds(s.id) ?? 0) > 0.3, { timeoutMs: 30_000, intervalMs: 100 });
+      const fromGroup = (await grouped.usage([s.id])).get(s.id)!;
+      const fromProc = (await compute.usage([s.id])).get(s.id)!;
+      expect(limiter.cpuSeconds(s.id)).not.toBeNull();
+      // Read a moment apart, while the instance burns 0.8 of a core.
+      expect(Math.abs(fromGroup.cpuSeconds - fromProc.cpuSeconds)).toBeLessThan(0.15 + 0.1 * fromProc.cpuSeconds);
+    } finally {
+      await grouped.delete(s.id);
+      limiter.removeParent();
+    }
+    expect(limiter.cpuSeconds(s.id)).toBeNull();
+  });
+
   driverContract('local', () => ({
     compute,
     volumes,
@@ -178,6 +202,16 @@ const schema = `contract_spec_${process.pid}`;
       closeSync(fd);
     },
     bootWaitMs: 60_000,
+    // The demo app's own load generator, over its port.
+    loadCpu: async (s, percent, seconds) => {
+      const res = await fetch(`http://${s.address}:${s.port}/load?percent=${percent}&seconds=${seconds}`, { method: 'POST' });
+      expect(res.status).toBe(200);
+    },
+    cpuSecondsSeenInside: async (s) => {
+      const res = await fetch(`http://${s.address}:${s.port}/cpu`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { cpu_seconds: number }).cpu_seconds;
+    },
     databases: {
       driver: databases,
       spec: () => databaseSpec(),

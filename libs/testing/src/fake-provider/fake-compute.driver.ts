@@ -1,4 +1,4 @@
-import { ComputeDriver, DriverError, InstanceSpec, ObservedInstance } from '@stratus/providers';
+import { ComputeDriver, CpuUsage, DriverError, InstanceSpec, ObservedInstance } from '@stratus/providers';
 import { FakeBoot, FakeControl } from './fake-control';
 
 interface FakeInstance {
@@ -81,6 +81,18 @@ export class FakeComputeDriver implements ComputeDriver {
     this.control.strike('compute.delete', 'halfway');
     this.instances.delete(id);
     this.save();
+  }
+
+  /** Idle unless a test set a load (FakeControl.setCpuLoad): nothing runs to use CPU. */
+  async usage(ids: string[]): Promise<Map<string, CpuUsage>> {
+    await this.control.delay();
+    const at = Date.now();
+    const result = new Map<string, CpuUsage>();
+    for (const id of ids) {
+      const instance = this.instances.get(id);
+      if (instance && this.observed(instance).running) result.set(id, { cpuSeconds: this.control.cpuSeconds(id, at), at });
+    }
+    return result;
   }
 
   private boot(instance: FakeInstance): void {
