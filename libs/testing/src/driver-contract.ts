@@ -43,6 +43,14 @@ export interface DriverContractSubject {
   loadCpu(spec: InstanceSpec, percent: number, seconds: number): Promise<void>;
   /** The CPU seconds the booted `demo-web` instance's application says it has used (its `GET /cpu`). */
   cpuSecondsSeenInside(spec: InstanceSpec): Promise<number>;
+  snapshots: {
+    /** A spec of a `plain` instance (a new id each call) whose user_data, at its first boot, appends `content` to the file `path` of its home. */
+    writerSpec(path: string, content: string): InstanceSpec;
+    /** The file `path` of the instance's home as the instance's own user reads it; null when it has none or may not read it. */
+    readHome(id: string, path: string): Promise<string | null>;
+    /** What the instance's main process runs (its command line). */
+    startCommand(id: string): Promise<string | null>;
+  };
   databases: {
     driver: DatabaseDriver;
     /** A spec the provider can run (a new key each call), with an address of its own. */
@@ -216,6 +224,57 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(used(busy)).toBeGreaterThan(used(idle) + 0.1);
         await Promise.all([s.compute.delete(busy.id), s.compute.delete(idle.id)]);
         expect((await s.compute.usage([busy.id, idle.id])).size).toBe(0);
+      });
+    });
+
+    describe('snapshots', () => {
+      it('a snapshot boots instances with its files and its start command; repeated, one image; deleted, gone while its instances stay', async () => {
+        const s = subject();
+        const source = s.snapshots.writerSpec('note.txt', 'written by user_data\n');
+        await createUntilReady(s.compute, source, s.bootWaitMs);
+        expect(await s.snapshots.readHome(source.id, 'note.txt')).toBe('written by user_data\n');
+        const spec = { id: `snap-${randomUUID()}`, instanceId: source.id, projectId: randomUUID(), name: 'web, as it was' };
+        expect(await s.compute.observeSnapshot(spec.id)).toBeNull();
+        const image = await s.compute.snapshot(spec);
+        expect(image).toMatchObject({ id: spec.id, name: spec.name, projectId: spec.projectId, sourceInstanceId: source.id, description: expect.any(String) });
+        expect(await s.compute.snapshot(spec)).toEqual(image);
+        expect(await s.compute.observeSnapshot(spec.id)).toEqual(image);
+        // The source is as it was.
+        expect(await s.compute.observe(source.id)).toMatchObject({ running: true, ready: true });
+
+        const copy = { ...s.instanceSpec(), imageId: image.id };
+        await createUntilReady(s.compute, copy, s.bootWaitMs);
+        // The file as the source left it: one line, so the source's user_data did not run again.
+        expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
+        const start = await s.snapshots.startCommand(source.id);
+        expect(start).toBeTruthy();
+        expect(await s.snapshots.startCommand(copy.id)).toBe(start);
+
+        await s.compute.deleteSnapshot(spec.id);
+        await s.compute.deleteSnapshot(spec.id);
+        expect(await s.compute.observeSnapshot(spec.id)).toBeNull();
+        expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
+        const late = await rejection(s.compute.create({ ...s.instanceSpec(), imageId: spec.id }));
+        expect((late as DriverError).code).toBe('invalid');
+        await Promise.all([s.compute.delete(source.id), s.compute.delete(copy.id)]);
+      });
+
+      it('refuses a snapshot of an instance that does not exist, a malformed id, and an id another image has', async () => {
+        const s = subject();
+        const missing = await rejection(s.compute.snapshot({ id: `snap-${randomUUID()}`, instanceId: randomUUID(), projectId: randomUUID(), name: 'x' }));
+        expect((missing as DriverError).code).toBe('not_found');
+        const source = s.snapshots.writerSpec('a.txt', 'a');
+        await createUntilReady(s.compute, source, s.bootWaitMs);
+        for (const id of ['../etc', 'Snap', 'plain', 'a', 'snap.1', `snap-${'x'.repeat(64)}`]) {
+          const bad = await rejection(s.compute.snapshot({ id, instanceId: source.id, projectId: randomUUID(), name: 'x' }));
+          expect((bad as DriverError).code).toBe('invalid');
+        }
+        const taken = { id: `snap-${randomUUID()}`, instanceId: source.id, projectId: randomUUID(), name: 'x' };
+        await s.compute.snapshot(taken);
+        const other = await rejection(s.compute.snapshot({ ...taken, projectId: randomUUID() }));
+        expect((other as DriverError).code).toBe('invalid');
+        await s.compute.deleteSnapshot(taken.id);
+        await s.compute.delete(source.id);
       });
     });
 

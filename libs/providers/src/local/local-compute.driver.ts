@@ -2,12 +2,13 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance } from '../compute.driver';
+import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage, SnapshotSpec } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
 import { canConnect } from './listeners';
 import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
+import { isSnapshotId, LocalSnapshot } from './local-snapshots';
 import { HostAccounts, RunAs } from './host-accounts';
 import { cpuSecondsByOwner, INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
 
@@ -178,6 +179,51 @@ export class LocalComputeDriver implements ComputeDriver {
   }
 
   /**
+   * A copy of the instance's home as its user can read it, without the
+   * platform's `.stratus` folder, plus the start command and readiness of
+   * the image it booted from (LocalSnapshots.make says how the copy is kept
+   * from reading or carrying what it must not).
+   */
+  async snapshot(spec: SnapshotSpec): Promise<SnapshotImage> {
+    const snapshots = this.opts.images.snapshots;
+    if (!snapshots) throw new DriverError('invalid', 'snapshots are not set up on this provider');
+    if (!isSnapshotId(spec.id) || this.opts.images.isBuiltIn(spec.id)) {
+      throw new DriverError('invalid', `snapshot id ${JSON.stringify(spec.id)} is not 3 to 63 lowercase letters, digits and hyphens, or names an image`);
+    }
+    const existing = snapshots.get(spec.id);
+    if (existing) {
+      if (existing.sourceInstanceId === spec.instanceId && existing.projectId === spec.projectId) return snapshotImage(existing);
+      throw new DriverError('invalid', `snapshot id ${spec.id} is taken by another image`);
+    }
+    if (!existsSync(join(this.controlDir(spec.instanceId), 'laid-out'))) throw new DriverError('not_found', `instance ${spec.instanceId} does not exist on this provider`);
+    const boot = this.bootRecord(spec.instanceId);
+    const image = boot && this.opts.images.get(boot.imageId);
+    if (!image) throw new DriverError('invalid', `instance ${spec.instanceId} has no record of the image it booted from`);
+    const user = this.opts.accounts.instanceUser(spec.instanceId);
+    if (!user) throw new DriverError('not_found', `instance ${spec.instanceId} has no user on this host`);
+    const made = await snapshots.make(spec.id, this.home(spec.instanceId), user, {
+      name: spec.name,
+      description: `snapshot of instance ${spec.instanceId} (from ${image.name})`,
+      start: image.start,
+      readiness: image.readiness,
+      projectId: spec.projectId,
+      sourceInstanceId: spec.instanceId,
+      createdAt: new Date().toISOString(),
+    });
+    return snapshotImage(made);
+  }
+
+  async observeSnapshot(id: string): Promise<SnapshotImage | null> {
+    const found = this.opts.images.snapshots?.get(id);
+    return found ? snapshotImage(found) : null;
+  }
+
+  /** Instances booted from it have their own copy of its files: only the image goes. */
+  async deleteSnapshot(id: string): Promise<void> {
+    this.opts.images.snapshots?.remove(id);
+  }
+
+  /**
    * Whatever the instance's user still runs (a daemon that left the process
    * group, where no cgroup holds it): its user is its own, so every process
    * of that user is the instance's.
@@ -222,7 +268,9 @@ export class LocalComputeDriver implements ComputeDriver {
     if (existsSync(done)) return;
     rmSync(home, { recursive: true, force: true });
     mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o711 });
-    cpSync(image.dir, home, { recursive: true, filter: (src) => !src.endsWith('image.json') });
+    // Links as they are: a relative one would otherwise be made to point into the image's folder.
+    const manifest = join(image.dir, 'image.json');
+    cpSync(image.dir, home, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== manifest });
     mkdirSync(join(home, '.stratus'), { recursive: true, mode: 0o700 });
     if (spec.userData) writeFileSync(join(home, '.stratus', 'user-data'), spec.userData, { mode: 0o700 });
     writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor), { mode: 0o600 });
@@ -394,6 +442,10 @@ export class LocalComputeDriver implements ComputeDriver {
   }
 }
 
+function snapshotImage(s: LocalSnapshot): SnapshotImage {
+  return { id: s.id, name: s.name, description: s.description, projectId: s.projectId, sourceInstanceId: s.sourceInstanceId };
+}
+
 function bootScriptFor(image: LocalImage): string {
   return `#!/bin/sh
 # Written by the local provider before every boot.
@@ -409,9 +461,14 @@ if [ -f .stratus/user-data ] && [ ! -f .stratus/first-boot-done ]; then
   touch .stratus/first-boot-done
 fi
 touch .stratus/booted
-echo "[boot] starting ${image.name}"
+echo ${shellQuote(`[boot] starting ${image.name}`)}
 ${image.start}
 `;
+}
+
+/** One shell word, whatever it holds (a snapshot's name is its project's to choose). */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Instance users must be able to reach their home through every parent folder. */

@@ -64,6 +64,8 @@ export class FakeControl {
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
   private readonly bootFailures: string[] = [];
   private readonly startFailures: string[] = [];
+  /** Files instances write at their first boot, by instance id (what their user_data would do). */
+  private readonly firstBootWrites = new Map<string, Record<string, string>>();
   /** CPU loads set on instances: a share of one core from `from` to `until` (ms). */
   private readonly cpuLoads = new Map<string, Array<{ fraction: number; from: number; until: number }>>();
   /** What the drivers saved, by driver, as the state file holds it; read at the first restore. */
@@ -89,6 +91,18 @@ export class FakeControl {
   /** The next database server started exits while starting, with `output` as its last words. */
   failNextDatabaseStart(output: string): void {
     this.startFailures.push(output);
+  }
+
+  /** Instance `id`, at its first boot, appends `content` to the file `path` of its home (as its user_data would). */
+  writeAtFirstBoot(id: string, path: string, content: string): void {
+    this.firstBootWrites.set(id, { ...this.firstBootWrites.get(id), [path]: content });
+  }
+
+  /** @internal What instance `id` writes at its first boot. */
+  takeFirstBootWrites(id: string): Record<string, string> {
+    const writes = this.firstBootWrites.get(id) ?? {};
+    this.firstBootWrites.delete(id);
+    return writes;
   }
 
   /**
