@@ -61,3 +61,4 @@ export * from './idempotency/idempotency-key.entity';
 export * from './idempotency/idempotency-keys';
 export * from './autoscaling/cpu-fraction';
 export * from './autoscaling/autoscaling.policy';
+export * from './catalog/project-images';
