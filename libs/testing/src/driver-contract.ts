@@ -256,7 +256,15 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
         const late = await rejection(s.compute.create({ ...s.instanceSpec(), imageId: spec.id }));
         expect((late as DriverError).code).toBe('invalid');
-        await Promise.all([s.compute.delete(source.id), s.compute.delete(copy.id)]);
+        // A member booted from a snapshot that is gone can still be snapshotted, with the same start command.
+        const again = { id: `snap-${randomUUID()}`, instanceId: copy.id, projectId: spec.projectId, name: 'second generation' };
+        await s.compute.snapshot(again);
+        const third = { ...s.instanceSpec(), imageId: again.id };
+        await createUntilReady(s.compute, third, s.bootWaitMs);
+        expect(await s.snapshots.startCommand(third.id)).toBe(start);
+        expect(await s.snapshots.readHome(third.id, 'note.txt')).toBe('written by user_data\n');
+        await s.compute.deleteSnapshot(again.id);
+        await Promise.all([s.compute.delete(source.id), s.compute.delete(copy.id), s.compute.delete(third.id)]);
       });
 
       it('refuses a snapshot of an instance that does not exist, a malformed id, and an id another image has', async () => {

@@ -28,6 +28,9 @@ export interface LocalObservedInstance extends ObservedInstance {
 /** What the control folder keeps of the last boot: enough to tell readiness and the boot timeout later. */
 interface BootRecord {
   imageId: string;
+  /** What the image ran and when it was ready, kept here: a snapshot image may be deleted while its instances run. */
+  start?: string;
+  readiness?: LocalImage['readiness'];
   address: string;
   port: number;
   startedAt: number;
@@ -197,7 +200,8 @@ export class LocalComputeDriver implements ComputeDriver {
     }
     if (!existsSync(join(this.controlDir(spec.instanceId), 'laid-out'))) throw new DriverError('not_found', `instance ${spec.instanceId} does not exist on this provider`);
     const boot = this.bootRecord(spec.instanceId);
-    const image = boot && this.opts.images.get(boot.imageId);
+    const found = boot && this.opts.images.get(boot.imageId);
+    const image = boot?.start && boot.readiness ? { name: found?.name ?? boot.imageId, start: boot.start, readiness: boot.readiness } : found;
     if (!image) throw new DriverError('invalid', `instance ${spec.instanceId} has no record of the image it booted from`);
     const user = this.opts.accounts.instanceUser(spec.instanceId);
     if (!user) throw new DriverError('not_found', `instance ${spec.instanceId} has no user on this host`);
@@ -298,7 +302,7 @@ export class LocalComputeDriver implements ComputeDriver {
     // Written again once this boot's process exists: until then the record says "not spawned yet".
     rmSync(join(dir, 'pid'), { force: true });
     // Before the spawn: a worker that dies right after it leaves a boot that is still timed.
-    const record: BootRecord = { imageId: image.id, address: spec.address, port: spec.port, startedAt: Date.now() };
+    const record: BootRecord = { imageId: image.id, start: image.start, readiness: image.readiness, address: spec.address, port: spec.port, startedAt: Date.now() };
     writeFileSync(this.bootFile(spec.id), JSON.stringify(record), { mode: 0o600 });
     this.secure(spec.id, runAs);
     // Readable by the instance alone; made anew, so nothing the instance did to the old one is kept.
@@ -386,8 +390,8 @@ export class LocalComputeDriver implements ComputeDriver {
     if (existsSync(this.bootedFile(id))) return true;
     const boot = this.bootRecord(id);
     if (!boot) return true;
-    const image = this.opts.images.get(boot.imageId);
-    const ready = image?.readiness === 'port' ? await canConnect(boot.address, boot.port, 500) : existsSync(join(this.home(id), '.stratus', 'booted'));
+    const readiness = boot.readiness ?? this.opts.images.get(boot.imageId)?.readiness;
+    const ready = readiness === 'port' ? await canConnect(boot.address, boot.port, 500) : existsSync(join(this.home(id), '.stratus', 'booted'));
     if (ready) writeFileSync(this.bootedFile(id), '', { mode: 0o600 });
     return ready;
   }
