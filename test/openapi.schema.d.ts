@@ -75,7 +75,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Images that instances boot from (image_id) */
+    /** Images that instances boot from (image_id): the provider's and the project's own snapshots */
     get: operations['Catalog_images'];
     put?: never;
     post?: never;
@@ -589,6 +589,11 @@ export interface components {
       id: string;
       name: string;
       description: string;
+      /**
+       * @description public: the provider's, for every project; private: a snapshot of one of this project's instances, for it alone
+       * @enum {string}
+       */
+      visibility: 'public' | 'private';
     };
     ImagePage: {
       items: components['schemas']['ImageView'][];

@@ -59,3 +59,6 @@ export * from './gateway/gateway-route.lifecycle';
 export * from './databases/managed-database.lifecycle';
 export * from './idempotency/idempotency-key.entity';
 export * from './idempotency/idempotency-keys';
+export * from './autoscaling/cpu-fraction';
+export * from './autoscaling/autoscaling.policy';
+export * from './catalog/project-images';

@@ -18,8 +18,29 @@ export class CatalogLookups {
     return this.require(Flavor, [{ id: idOrName }, { name: idOrName }], field, `flavor "${idOrName}" does not exist`);
   }
 
-  async requireImage(id: string, field: string): Promise<Image> {
-    return this.require(Image, { id }, field, `image "${id}" does not exist`);
+  /** A public image, or one of `projectId`'s own; another project's is as absent as one that never was. */
+  async requireImage(id: string, field: string, projectId: string): Promise<Image> {
+    const [row] = await hotQuery<Image>(this.dataSource, this.imageSql(), [id, projectId]);
+    if (!row) throw new Invalid(field, `image "${id}" does not exist`);
+    return row;
+  }
+
+  /** A page of the images `projectId` may boot (the public ones and its own), by id after `after`. */
+  async imagesAfter(projectId: string, after: string | null, count: number): Promise<Image[]> {
+    this.imagesPageSql ??= `${selectAll(this.dataSource, Image)} WHERE (${this.imageColumn('projectId')} IS NULL OR ${this.imageColumn('projectId')} = $3) AND ($1::text IS NULL OR ${this.imageColumn('id')} > $1) ORDER BY ${this.imageColumn('id')} LIMIT $2`;
+    return hotQuery<Image>(this.dataSource, this.imagesPageSql, [after, count, projectId]);
+  }
+
+  private imagesPageSql: string | undefined;
+  private imageByIdSql: string | undefined;
+
+  private imageSql(): string {
+    this.imageByIdSql ??= `${selectAll(this.dataSource, Image)} WHERE ${this.imageColumn('id')} = $1 AND (${this.imageColumn('projectId')} IS NULL OR ${this.imageColumn('projectId')} = $2) LIMIT 1`;
+    return this.imageByIdSql;
+  }
+
+  private imageColumn(property: keyof Image): string {
+    return columnOf(this.dataSource, Image, property);
   }
 
   async requireNetwork(id: string, field: string): Promise<Network> {

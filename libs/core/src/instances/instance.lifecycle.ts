@@ -74,7 +74,7 @@ export class InstanceLifecycle {
     const requestedHost = spec.dname === undefined ? null : this.proxyHosts.hostname(spec.dname, 'dname');
     // One round of lookups; with several bad references the first in this order is reported.
     const [image, flavor, network, , securityGroupIds] = await allInOrder([
-      this.catalog.requireImage(spec.image_id, 'image_id'),
+      this.catalog.requireImage(spec.image_id, 'image_id', principal.projectId),
       this.catalog.requireFlavor(spec.flavor_id, 'flavor_id'),
       this.catalog.requireNetwork(spec.network_id, 'network_id'),
       this.catalog.requireKeypair(spec.keypair_name, 'keypair_name'),
