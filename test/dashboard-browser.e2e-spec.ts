@@ -89,10 +89,14 @@ describe('queue dashboard in a browser', () => {
     await page.screenshot({ path: join(shots, 'queues.png'), fullPage: true });
 
     // The reconcilers and the outbox relay are BullMQ job schedulers on the maintenance queue.
-    const schedulers = await waitFor('the worker to register its job schedulers', async () => {
-      const list = await maintenance.getJobSchedulers();
-      return list.length > 0 ? list : undefined;
-    });
+    const schedulers = await waitFor(
+      'the worker to register its job schedulers',
+      async () => {
+        const list = await maintenance.getJobSchedulers();
+        return list.length > 0 ? list : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     await page.goto(dashboard('/job-schedulers'));
     for (const { key } of schedulers) await shown(page.getByText(key, { exact: true }).first());
     await expectLabels(page, [/^Schedulers$/i]);
@@ -105,7 +109,7 @@ describe('queue dashboard in a browser', () => {
     const created = await createManaged(s.api, 'databases', { name: 'pg-vector', extensions: ['vector'] });
     await waitForDatabase(s.api, 'databases', created.body.id, ['error']);
     const jobId = `database-create-postgres-${created.body.id}-g1`;
-    await waitFor(`${jobId} to be failed`, async () => (await databases.getJobState(jobId)) === 'failed');
+    await waitFor(`${jobId} to be failed`, async () => (await databases.getJobState(jobId)) === 'failed', { timeoutMs: 60_000 });
 
     const { page, refused } = await browse();
     await page.goto(dashboard(`/queue/${QUEUES.databases}?status=failed`));
@@ -134,6 +138,9 @@ describe('queue dashboard in a browser', () => {
     await link.waitFor({ state: 'detached', timeout: 60_000 });
     await page.goto(dashboard(`/queue/${QUEUES.databases}?status=completed`));
     await shown(page.getByText(jobId, { exact: true }).first());
+    // Its data, as any job's: ids only.
+    await shown(page.getByText('databaseId', { exact: false }).first());
+    await expectLabels(page, [/^Completed$/i, /^Data$/]);
     await page.screenshot({ path: join(shots, 'retried-job.png'), fullPage: true });
     expectOnlyFontsRefused(refused);
   });
