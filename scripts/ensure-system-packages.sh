@@ -22,6 +22,12 @@
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
 #
+# With --browser, what the browser tests drive (the test suite asks for it,
+# the container image does not: it is ~300 MB nobody runs in production):
+#
+#   chromium          headless Chromium, driven by playwright-core
+#   fonts-liberation  a font for its pages, so screenshots are readable
+#
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
 
@@ -33,15 +39,24 @@ why() {
     openssl) echo "the gateway's placeholder certificate" ;;
     nftables) echo "security groups and the instance boundary" ;;
     redis-server) echo "the embedded Redis, as REDIS_URL is unset" ;;
+    chromium | fonts-liberation) echo "the browser tests" ;;
     *) echo "asked for with --all" ;;
   esac
 }
 
 PACKAGES="haproxy openssl nftables"
 ALL=""
-[ "${1:-}" = "--all" ] && ALL=1
+BROWSER=""
+for arg in "$@"; do
+  case "$arg" in
+    --all) ALL=1 ;;
+    --browser) BROWSER=1 ;;
+    *) echo "[stratus] unknown option $arg (--all, --browser)" >&2; exit 2 ;;
+  esac
+done
 if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
 [ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+[ -n "$BROWSER" ] && PACKAGES="$PACKAGES chromium fonts-liberation"
 
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }
 
@@ -70,7 +85,7 @@ if [ ! -e "$policy" ]; then
 fi
 cleanup() { [ -n "$created_policy" ] && rm -f "$policy"; return 0; }
 trap cleanup EXIT
-apt-get update -qq
+apt-get update -qq -o DPkg::Lock::Timeout=300
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 $missing >/dev/null
 echo "[stratus] system packages installed"
