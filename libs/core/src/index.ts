@@ -59,3 +59,5 @@ export * from './gateway/gateway-route.lifecycle';
 export * from './databases/managed-database.lifecycle';
 export * from './idempotency/idempotency-key.entity';
 export * from './idempotency/idempotency-keys';
+export * from './metrics/metrics.registry';
+export * from './metrics/metrics-endpoint';
