@@ -1,6 +1,19 @@
 import { OperatorCredential } from '@stratus/core';
 import { ALL_QUEUES } from '@stratus/queue';
-import { createTenant, DEMO_INSTANCE, freePort, HttpClient, testConfig, testDataSource, TestStack, waitFor, waitForInstance } from '@stratus/testing';
+import {
+  createManaged,
+  createTenant,
+  DEMO_INSTANCE,
+  freePort,
+  HttpClient,
+  testConfig,
+  testDataSource,
+  TestStack,
+  waitFor,
+  waitForDatabase,
+  waitForDatabaseGone,
+  waitForInstance,
+} from '@stratus/testing';
 import { DataSource } from 'typeorm';
 
 /** One sample of a scrape: metric name, labels, value. */
@@ -150,6 +163,19 @@ describe('metrics of the api and the worker', () => {
       total(workerBefore, 'stratus_resource_create_to_settled_seconds_count', errored) + 1,
     );
     await waitFor('the api to count the instance in ERROR', async () => total(await scrape(stack.http), 'stratus_resources', { kind: 'instance', status: 'ERROR' }) >= 1);
+  });
+
+  it('labels a managed server by its collection: a cache that reaches ready is a cache', async () => {
+    const workerBefore = await scrape(worker);
+    const created = await createManaged(api, 'cache', { name: 'measured-cache' });
+    await waitForDatabase(api, 'cache', created.body.id);
+    const settled = { kind: 'cache', outcome: 'ready' };
+    expect(total(await scrape(worker), 'stratus_resource_create_to_settled_seconds_count', settled)).toBe(
+      total(workerBefore, 'stratus_resource_create_to_settled_seconds_count', settled) + 1,
+    );
+    await waitFor('the api to count the ready cache', async () => total(await scrape(stack.http), 'stratus_resources', { kind: 'cache', status: 'ready' }) === 1);
+    expect((await api.delete(`/v1/cache/${created.body.id}`)).status).toBe(204);
+    await waitForDatabaseGone(api, 'cache', created.body.id);
   });
 
   it('answers the worker envelope for anything but GET /metrics', async () => {
