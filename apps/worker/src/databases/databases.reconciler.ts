@@ -88,7 +88,8 @@ export class DatabasesReconciler {
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
       await this.driver.ensureRunning(serverSpecOf(row, row.address));
-      countRepair('databases', 'restarted_server');
+      // One that was running but not ready yet (still starting, or taking its spec) is looked at again, not restarted.
+      if (!observed?.running) countRepair('databases', 'restarted_server');
     } catch (err) {
       if (!(err instanceof DriverError && err.terminal)) throw err;
       const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {
