@@ -3,6 +3,7 @@ import { ALL_QUEUES } from '@stratus/queue';
 import {
   createManaged,
   createTenant,
+  databaseServersUnder,
   DEMO_INSTANCE,
   freePort,
   HttpClient,
@@ -174,6 +175,18 @@ describe('metrics of the api and the worker', () => {
       total(workerBefore, 'stratus_resource_create_to_settled_seconds_count', settled) + 1,
     );
     await waitFor('the api to count the ready cache', async () => total(await scrape(stack.http), 'stratus_resources', { kind: 'cache', status: 'ready' }) === 1);
+
+    // Its server dies: the reconciler starts it again, and counts the repair once.
+    const restarts = (samples: Sample[]) => total(samples, 'stratus_reconciler_repairs_total', { reconciler: 'databases', action: 'restarted_server' });
+    const before = restarts(await scrape(worker));
+    const pid = databaseServersUnder(stack.env.DATA_DIR).get(`redis-${created.body.id}`)!;
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the worker to restart the cache server', async () => restarts(await scrape(worker)) >= before + 1, { timeoutMs: 60_000 });
+    await waitFor('the restarted server', () => {
+      const now = databaseServersUnder(stack.env.DATA_DIR).get(`redis-${created.body.id}`);
+      return now !== undefined && now !== pid;
+    });
+    expect((await api.get(`/v1/cache/${created.body.id}`)).body.status).toBe('ready');
     expect((await api.delete(`/v1/cache/${created.body.id}`)).status).toBe(204);
     await waitForDatabaseGone(api, 'cache', created.body.id);
   });
