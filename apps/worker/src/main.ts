@@ -6,6 +6,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { InstancesProcessor } from './instances/instances.processor';
 import { setJobLogRoot } from './jobs/job-handlers';
+import { startWorkerMetrics } from './metrics/metrics.server';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { WorkerModule } from './worker.module';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
     const { worker } = app.get(processor);
     worker.on('error', (err) => logger.warn({ queue: worker.name, err: err.message }, 'queue connection failed; retrying'));
   }
+  await startWorkerMetrics(app);
   logger.log('worker started');
 }
 

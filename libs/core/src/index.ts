@@ -62,3 +62,5 @@ export * from './idempotency/idempotency-keys';
 export * from './autoscaling/cpu-fraction';
 export * from './autoscaling/autoscaling.policy';
 export * from './catalog/project-images';
+export * from './metrics/metrics.registry';
+export * from './metrics/metrics-endpoint';

@@ -259,6 +259,15 @@ export class AppConfig {
   @Min(200)
   OUTBOX_RELAY_INTERVAL_MS = 2_000;
 
+  /**
+   * Where the worker answers GET /metrics (operator basic auth, as the api's
+   * /metrics): `address:port`, loopback by default, or `off`. Several workers
+   * on one host each need a port of their own; one that cannot bind it logs
+   * so and works on without metrics.
+   */
+  @Matches(/^(off|\d{1,3}(\.\d{1,3}){3}:\d{1,5})$/)
+  WORKER_METRICS_LISTEN = '127.0.0.1:9464';
+
   /** How long an `Idempotency-Key` and the answer it got are kept (24 h, as clients retry for a day at most). */
   @Transform(toInt)
   @IsInt()
@@ -274,6 +283,13 @@ export class AppConfig {
   /** Networks gateway targets may be in: the configured ones, else the instance networks. */
   get gatewayAllowedNetworks(): string[] {
     return this.GATEWAY_ALLOWED_NETWORKS.length ? this.GATEWAY_ALLOWED_NETWORKS : [this.LOCAL_ADDRESS_POOL];
+  }
+
+  /** WORKER_METRICS_LISTEN as host and port, or null when off. */
+  get workerMetricsListen(): { host: string; port: number } | null {
+    if (this.WORKER_METRICS_LISTEN === 'off') return null;
+    const at = this.WORKER_METRICS_LISTEN.lastIndexOf(':');
+    return { host: this.WORKER_METRICS_LISTEN.slice(0, at), port: Number(this.WORKER_METRICS_LISTEN.slice(at + 1)) };
   }
 
   get publicUrl(): string {

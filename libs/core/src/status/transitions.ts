@@ -1,7 +1,9 @@
 /**
  * Every status a resource can hold and every move between them, in one place.
  * Workers and the API change statuses only through `compareAndSet`, which
- * refuses a move this table does not allow.
+ * refuses a move this table does not allow. Each table lists first the
+ * status its rows are created in: leaving it ends the create (a metric,
+ * compare-and-set.ts).
  */
 
 export const INSTANCE_STATUSES = ['BUILD', 'ACTIVE', 'SHUTOFF', 'ERROR', 'DELETING'] as const;
