@@ -234,7 +234,7 @@ async function announce() {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
         console.log(
-          `\n[stratus] up (${counts.api} api, ${counts.worker} worker processes):\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`,
+          `\n[stratus] up:\n  API          ${base} (${counts.api} api, ${counts.worker} worker process${counts.worker === 1 ? '' : 'es'})\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`,
         );
         if (!['true', '1'].includes(process.env.PUBLIC_ENDPOINTS_REQUIRE_AUTH || '')) {
           console.log(
