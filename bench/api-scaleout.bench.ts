@@ -23,7 +23,7 @@ import { JOB_QUEUE, redisConnection } from '@stratus/queue';
 import { childPids, cpuTimeUs, createTenant, DEMO_INSTANCE, resetTestInstallation, Tenant, TestStack, testConfig, testDataSource } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { readdirSync, readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { DataSource } from 'typeorm';
 
 // autocannon ships no types; only what is used here.
@@ -84,14 +84,14 @@ function machineCpu(): { busy: number; total: number } {
   return { busy: (total - idle) / 100, total: total / 100 };
 }
 
-/** The PostgreSQL backends serving `database` (their command line names it). */
+/** The PostgreSQL backends serving `database` (their title names it: `postgres: [<cluster>: ]<user> <database> <client>`). */
 function postgresBackends(database: string): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`postgres: postgres ${database} `);
+        return new RegExp(`^postgres: (?:[^:]+: )?\\S+ ${database} `).test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }
@@ -179,10 +179,25 @@ function summarize(url: string, slices: Array<{ result: RawResult; cpu: CpuShare
       api: round(sum('api') / time),
       postgres: round(sum('postgres') / time),
       machine_busy: round((sum('machine_busy') / machineTotal) * cpus().length),
+      // Everything else that ran meanwhile: other work on a shared machine, PostgreSQL's own background processes.
+      others: round((sum('machine_busy') / machineTotal) * cpus().length - (sum('load_generator') + sum('api') + sum('postgres')) / time),
     },
     // CPU spent per request by the api processes, in ms: the cost scale-out has to spread.
     api_cpu_ms_per_request: round((sum('api') / requests) * 1000, 3),
+    // ...and by everything the request needs on this machine (load generator, api, PostgreSQL backends).
+    total_cpu_ms_per_request: round(((sum('load_generator') + sum('api') + sum('postgres')) / requests) * 1000, 3),
   };
+}
+
+/**
+ * The most requests/second `processes` api processes could serve here if
+ * nothing else ran, from the CPU each request was measured to cost: each
+ * process uses one core at most, and the load generator and PostgreSQL
+ * need their share of the same cores. The ratio of these two is what the
+ * machine allows scale-out to reach, whatever the api does.
+ */
+function ceilingRps(m: ReturnType<typeof summarize>, processes: number): number {
+  return round(Math.min(processes / (m.api_cpu_ms_per_request / 1000), cpus().length / (m.total_cpu_ms_per_request / 1000)), 0);
 }
 
 async function main(): Promise<number> {
@@ -233,6 +248,13 @@ async function main(): Promise<number> {
       for (const target of ['one', 'two'] as Target[]) log(`${name} / ${target}: ${JSON.stringify(results[name][target])}`);
     }
     const ratios = Object.fromEntries(CASES.map((name) => [name, round(results[name]!.two.rps / results[name]!.one.rps)]));
+    const ceilings = Object.fromEntries(
+      CASES.map((name) => {
+        const one = ceilingRps(results[name]!.one, 1);
+        const two = ceilingRps(results[name]!.two, 2);
+        return [name, { one_rps: one, two_rps: two, ratio: round(two / one) }];
+      }),
+    );
     const failed = Object.values(results).some((byTarget) => Object.values(byTarget).some((m) => m.non_2xx > 0 || m.errors > 0));
     process.stdout.write(
       JSON.stringify({
@@ -240,6 +262,7 @@ async function main(): Promise<number> {
         valid: !failed,
         results,
         ratios,
+        ceilings,
         target: { min_ratio: TARGET, met: Object.fromEntries(CASES.map((name) => [name, ratios[name] >= TARGET])) },
         config: {
           connections: CONNECTIONS,
@@ -249,6 +272,7 @@ async function main(): Promise<number> {
           pool_total: POOL_TOTAL,
           slot: Number(process.env.STRATUS_TEST_SLOT),
           cpus: cpus().length,
+          load_average_1m_at_end: round(loadavg()[0]),
           node: process.version,
           elapsed_s: round((Date.now() - started) / 1000, 1),
         },
