@@ -22,18 +22,18 @@ export function stopOnSignals(app: INestApplication, timeoutMs: number): (signal
     if (stopping) return;
     stopping = true;
     const started = Date.now();
-    logger.log({ signal, timeout_ms: timeoutMs }, 'stopping: finishing the requests under way');
+    logger.log({ signal, timeout_ms: timeoutMs }, 'stopping: finishing the requests under way', 'Shutdown');
     setTimeout(() => {
-      logger.warn({ timeout_ms: timeoutMs }, 'requests still running at the shutdown deadline; exiting');
+      logger.warn({ timeout_ms: timeoutMs }, 'requests still running at the shutdown deadline; exiting', 'Shutdown');
       process.exit(1);
     }, timeoutMs).unref();
     app.close().then(
       () => {
-        logger.log({ took_ms: Date.now() - started }, 'stopped');
+        logger.log({ took_ms: Date.now() - started }, 'stopped', 'Shutdown');
         process.exit(0);
       },
       (err: unknown) => {
-        logger.error({ err: String(err) }, 'shutdown failed');
+        logger.error({ err: String(err) }, 'shutdown failed', 'Shutdown');
         process.exit(1);
       },
     );

@@ -66,16 +66,16 @@ function stopOnSignals(app: INestApplicationContext, timeoutMs: number): (signal
       'stopping: taking no more jobs, finishing the ones under way',
     );
     setTimeout(() => {
-      logger.warn({ timeout_ms: timeoutMs }, 'jobs still running at the shutdown deadline; exiting (they run again elsewhere once their locks lapse)');
+      logger.warn({ timeout_ms: timeoutMs }, 'jobs still running at the shutdown deadline; exiting (they run again elsewhere once their locks lapse)', 'Shutdown');
       process.exit(1);
     }, timeoutMs).unref();
     try {
       await Promise.all(workers.map((w) => w.close()));
-      logger.log({ took_ms: Date.now() - started }, 'jobs finished; closing');
+      logger.log({ took_ms: Date.now() - started }, 'jobs finished; closing', 'Shutdown');
       await app.close();
       process.exit(0);
     } catch (err) {
-      logger.error({ err: String(err) }, 'shutdown failed');
+      logger.error({ err: String(err) }, 'shutdown failed', 'Shutdown');
       process.exit(1);
     }
   };
