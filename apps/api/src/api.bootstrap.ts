@@ -48,7 +48,6 @@ export async function createApi(): Promise<NestFastifyApplication> {
   });
   const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);

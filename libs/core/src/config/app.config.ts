@@ -63,6 +63,28 @@ export class AppConfig {
   @Max(65535)
   API_PORT = 8080;
 
+  /**
+   * Api processes sharing API_PORT (node:cluster: the first process holds
+   * the socket and hands connections out). Each keeps its own pools, so
+   * DATABASE_POOL_MAX counts once per process against max_connections.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  API_PROCESSES = 1;
+
+  /**
+   * How long a stopping api waits for the requests it holds, and a stopping
+   * worker for the jobs it runs, before it exits anyway. A job cut off is
+   * run again by another worker once its lock lapses.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
   /** Public base URL printed to users; derived from host and port when unset. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
