@@ -71,9 +71,25 @@ const embedded = JSON.parse(plan.stdout).map((spec) => ({ name: spec.name, spec,
  * nothing but more processes; there is one edge per host.
  */
 const workerNames = counts.worker === 1 ? ['worker'] : Array.from({ length: counts.worker }, (_, i) => `worker-${i + 1}`);
-const services = [{ name: 'api', app: 'api' }, ...workerNames.map((name) => ({ name, app: 'worker' })), { name: 'edge', app: 'edge' }].map(({ name, app }) => ({
+/**
+ * Each worker's /metrics listener: WORKER_METRICS_LISTEN (default
+ * 127.0.0.1:9464) for the first, the next ports for the others, so that
+ * every worker can be scraped.
+ */
+function workerMetricsListen(index) {
+  const listen = process.env.WORKER_METRICS_LISTEN || '127.0.0.1:9464';
+  if (listen === 'off' || index === 0) return listen;
+  const at = listen.lastIndexOf(':');
+  return `${listen.slice(0, at)}:${Number(listen.slice(at + 1)) + index}`;
+}
+const services = [
+  { name: 'api', app: 'api' },
+  ...workerNames.map((name, i) => ({ name, app: 'worker', env: { WORKER_METRICS_LISTEN: workerMetricsListen(i) } })),
+  { name: 'edge', app: 'edge' },
+].map(({ name, app, env }) => ({
   name,
   app,
+  env: env ?? {},
   spec: null,
   child: null,
   startedAt: 0,
@@ -95,7 +111,7 @@ function attempt(cmd) {
 function spawnService(service) {
   const spec = service.spec;
   if (!spec) {
-    return spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.app}/src/main.js`], { cwd: root, stdio: 'inherit', env: process.env });
+    return spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.app}/src/main.js`], { cwd: root, stdio: 'inherit', env: { ...process.env, ...service.env } });
   }
   // The servers' own output goes to ours, prefixed, so a failed start shows why.
   const child = spawn(spec.bin, spec.args, {
