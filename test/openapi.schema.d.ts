@@ -424,7 +424,7 @@ export interface paths {
     put?: never;
     /**
      * A new password for a ready server, returned once
-     * @description The server takes a newly generated password and refuses the old one from then on. Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
      */
     post: operations['Databases_resetPassword'];
     delete?: never;
@@ -480,7 +480,7 @@ export interface paths {
     put?: never;
     /**
      * A new password for a ready server, returned once
-     * @description The server takes a newly generated password and refuses the old one from then on. Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
      */
     post: operations['Cache_resetPassword'];
     delete?: never;
@@ -536,7 +536,7 @@ export interface paths {
     put?: never;
     /**
      * A new password for a ready server, returned once
-     * @description The server takes a newly generated password and refuses the old one from then on. Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
      */
     post: operations['RelationalDatabases_resetPassword'];
     delete?: never;
@@ -592,7 +592,7 @@ export interface paths {
     put?: never;
     /**
      * A new password for a ready server, returned once
-     * @description The server takes a newly generated password and refuses the old one from then on. Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
      */
     post: operations['Analytics_resetPassword'];
     delete?: never;
@@ -3750,17 +3750,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description the server holds the new password; it is in this answer only */
+      /** @description the create response with the new password, in this answer only */
       200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PostgresCreatedView'];
-        };
-      };
-      /** @description the server has not taken it yet (slow to restart): it will, and this password is the one it will take */
-      202: {
         headers: {
           [name: string]: unknown;
         };
@@ -4190,17 +4181,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description the server holds the new password; it is in this answer only */
+      /** @description the create response with the new password, in this answer only */
       200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CacheCreatedView'];
-        };
-      };
-      /** @description the server has not taken it yet (slow to restart): it will, and this password is the one it will take */
-      202: {
         headers: {
           [name: string]: unknown;
         };
@@ -4630,17 +4612,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description the server holds the new password; it is in this answer only */
+      /** @description the create response with the new password, in this answer only */
       200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RelationalCreatedView'];
-        };
-      };
-      /** @description the server has not taken it yet (slow to restart): it will, and this password is the one it will take */
-      202: {
         headers: {
           [name: string]: unknown;
         };
@@ -5070,17 +5043,8 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description the server holds the new password; it is in this answer only */
+      /** @description the create response with the new password, in this answer only */
       200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AnalyticsCreatedView'];
-        };
-      };
-      /** @description the server has not taken it yet (slow to restart): it will, and this password is the one it will take */
-      202: {
         headers: {
           [name: string]: unknown;
         };

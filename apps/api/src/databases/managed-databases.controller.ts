@@ -1,7 +1,6 @@
-import { Delete, Get, HttpCode, Param, Post, Query, Res, Type, UseInterceptors } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Delete, Get, HttpCode, Param, Post, Query, Type, UseInterceptors } from '@nestjs/common';
+import { ApiConflictResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { AppConfig, DATABASE_STATUSES, DatabaseEngine, DatabaseRequest, EngineSet, ManagedDatabaseLifecycle, Principal } from '@stratus/core';
-import { FastifyReply } from 'fastify';
 import { pageRequest, StatusListQuery, WaitQuery } from '../http/list-query';
 import { ApiListResponse, LongPoll } from '../http/long-poll.interceptor';
 import { Links, PageLinks } from '../http/page-links';
@@ -35,20 +34,20 @@ export function ManagedDatabasesController(engines: EngineSet, view: Type<Manage
     }
 
     @Post(':id/reset-password')
+    @HttpCode(200)
     @ApiOperation({
       summary: 'A new password for a ready server, returned once',
       description:
-        'The server takes a newly generated password and refuses the old one from then on. Sessions opened with the old password ' +
-        'stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.',
+        'Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than ' +
+        'DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on ' +
+        'PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.',
     })
-    @ApiOkResponse({ type: createdView, description: 'the server holds the new password; it is in this answer only' })
-    @ApiAcceptedResponse({ type: createdView, description: 'the server has not taken it yet (slow to restart): it will, and this password is the one it will take' })
+    @ApiOkResponse({ type: createdView, description: 'the create response with the new password, in this answer only' })
     @ApiConflictResponse({ description: 'the server is not ready (provisioning, error or deleting)' })
     @ApiForbiddenResponse({ description: "another project's server" })
     @ApiNotFoundResponse({ description: 'no such server in this collection' })
-    async resetPassword(@Param('id') id: string, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<ManagedCreatedView> {
-      const { row, password, applied } = await this.databases.resetPassword(engines, id, principal, this.config.DATABASE_PASSWORD_RESET_WAIT_MS);
-      reply.status(applied ? 200 : 202);
+    async resetPassword(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ManagedCreatedView> {
+      const { row, password } = await this.databases.resetPassword(engines, id, principal, this.config.DATABASE_PASSWORD_RESET_WAIT_MS);
       return presentCreated(row, password);
     }
 

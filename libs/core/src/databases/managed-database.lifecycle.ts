@@ -162,7 +162,8 @@ export class ManagedDatabaseLifecycle {
    * with `password_pending`, and the database.rotate job has the server take
    * it. Answers once the server holds it (the old password refused from
    * then on), or after `waitMs` with `applied: false`: the job still runs,
-   * and the password returned is the only one the server will take.
+   * and the password returned is the only one the server will take, so it
+   * is returned either way (holding it back would lock the owner out).
    */
   async resetPassword(engines: EngineSet, id: string, principal: Principal, waitMs: number): Promise<CreatedDatabase & { applied: boolean }> {
     const row = await this.get(engines, id, principal);
