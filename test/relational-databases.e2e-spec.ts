@@ -8,6 +8,7 @@ import {
   providerUnderTest,
   tcpConnectOutcome,
   useSuite,
+  waitFor,
   waitForDatabase,
   waitForDatabaseGone,
   whenReal,
@@ -134,6 +135,36 @@ describe(`managed MariaDB and MySQL (/v1/relational-databases) on the ${provider
       const file = await mariadbClient(ready, 'boss', 'Chosen-Relational-1', "SELECT LOAD_FILE('/etc/hostname') IS NULL");
       expect(file).toEqual({ ok: true, out: '1' });
     });
+    await s.api.delete(`/v1/relational-databases/${ready.id}`);
+    await waitForDatabaseGone(s.api, 'relational-databases', ready.id);
+  });
+
+  itReal('restarts a ready server that died, with its data', async () => {
+    const created = await create({ name: 'phoenix', engine: 'mariadb' });
+    const ready = await waitForDatabase(s.api, 'relational-databases', created.body.id);
+    const password = created.body.db_password;
+    expect(await mariadbClient(ready, 'appuser', password, 'CREATE TABLE t AS SELECT 42 AS answer', 'app')).toEqual({ ok: true, out: '' });
+
+    const pid = databaseServersUnder(s.stack.env.DATA_DIR).get(`mariadb-${ready.id}`)!;
+    process.kill(-pid, 'SIGKILL');
+    await waitFor(
+      'the server to be restarted',
+      () => {
+        const again = databaseServersUnder(s.stack.env.DATA_DIR).get(`mariadb-${ready.id}`);
+        return again !== undefined && again !== pid;
+      },
+      { timeoutMs: 60_000 },
+    );
+    const answer = await waitFor(
+      'the restarted server to answer',
+      async () => {
+        const res = await mariadbClient(ready, 'appuser', password, 'SELECT answer FROM t', 'app');
+        return res.ok ? res.out : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(answer).toBe('42');
+    expect((await s.api.get(`/v1/relational-databases/${ready.id}`)).body.status).toBe('ready');
     await s.api.delete(`/v1/relational-databases/${ready.id}`);
     await waitForDatabaseGone(s.api, 'relational-databases', ready.id);
   });
