@@ -158,18 +158,21 @@ function medianPhases(runs: Phases[]): Phases {
 
 /**
  * Waits until the worker has made its spare again (DATABASE_SPARES): a
- * started Redis (its unix socket is there), a PostgreSQL data folder copy
- * (whole, none half-made). Without spares there is nothing to wait for.
+ * started Redis (its unix socket is there), a PostgreSQL or MariaDB data
+ * folder copy (whole, none half-made). Without spares there is nothing to wait for.
  */
 async function madeAhead(dataDir: string, engine: DatabaseEngine): Promise<void> {
-  // ClickHouse and MariaDB have no spares or copies made ahead.
-  if (process.env.DATABASE_SPARES === '0' || engine === 'clickhouse' || engine === 'mariadb') return;
+  // ClickHouse has no spares or copies made ahead.
+  if (process.env.DATABASE_SPARES === '0' || engine === 'clickhouse') return;
   const { servers, templates } = localDatabaseDirs(dataDir);
-  const copies = join(templates, 'copies');
+  const madeCopy = (copies: string, prefix: string) =>
+    existsSync(copies) && readdirSync(copies).some((n) => n.startsWith(prefix)) && !readdirSync(copies).some((n) => n.startsWith('.tmp-'));
   const ready = () =>
     engine === 'redis'
       ? readdirSync(servers).some((n) => n.startsWith('spare-redis-') && existsSync(join(servers, n, 'run', 'redis.sock')))
-      : existsSync(copies) && readdirSync(copies).some((n) => n.startsWith('postgres-')) && !readdirSync(copies).some((n) => n.startsWith('.tmp-'));
+      : engine === 'mariadb'
+        ? madeCopy(join(templates, 'mariadb-copies'), 'socket-root-')
+        : madeCopy(join(templates, 'copies'), 'pg-scram-');
   for (const deadline = Date.now() + 30_000; !ready(); await sleep(20)) {
     if (Date.now() > deadline) throw new Error(`the worker made no spare ${engine} within 30 s`);
   }

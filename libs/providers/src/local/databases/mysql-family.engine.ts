@@ -1,6 +1,6 @@
 import { RelationalEngine } from '@stratus/core';
 import { execFile, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { DatabaseServerSpec } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { RunAs } from '../host-accounts';
+import { isAlive, readStat } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { findExecutable, versionOutput } from './host-binaries';
 import { LocalEngine, ServerCommand, ServerPaths } from './local-engine';
@@ -31,6 +32,11 @@ const socketOf = (paths: ServerPaths) => join(paths.run, 'mysqld.sock');
  */
 const TEMPLATE_PREFIX = 'socket-root-';
 
+/** A used copy is replaced this long after, off the path of the create that took it. */
+const COPY_REFILL_DELAY_MS = 1_000;
+/** Numbers copies in this process. */
+let copySeq = 0;
+
 /**
  * MariaDB (Debian's mariadb-server) and MySQL (a `mysqld` the host has, or
  * MYSQL_SERVER_BIN), one engine class for the family: the same protocol,
@@ -45,6 +51,9 @@ const TEMPLATE_PREFIX = 'socket-root-';
 export class MySqlFamilyEngine implements LocalEngine {
   readonly stopSignal = 'SIGTERM';
   private readonly templates = new Map<string, Promise<string>>();
+  private copiesWanted = 0;
+  /** Templates with a refill pending or running. */
+  private readonly refilling = new Set<string>();
 
   constructor(
     readonly engine: RelationalEngine,
@@ -52,6 +61,65 @@ export class MySqlFamilyEngine implements LocalEngine {
     /** MySQL only: a server binary configured by the operator (MYSQL_SERVER_BIN). */
     private readonly configuredBin?: string,
   ) {}
+
+  /**
+   * Keeps `count` copies of each used template made ahead in their own
+   * folder (PostgreSQL's copies have theirs), so a create renames one into
+   * place instead of copying 22 MB on its path. Half-made copies of workers
+   * that are gone are removed.
+   */
+  keepCopies(count: number): void {
+    this.copiesWanted = count;
+    for (const name of existsSync(this.copiesDir) ? readdirSync(this.copiesDir) : []) {
+      const owner = /^\.tmp-(\d+)-/.exec(name)?.[1];
+      if (owner && !isAlive(readStat(Number(owner)))) rmSync(join(this.copiesDir, name), { recursive: true, force: true });
+    }
+  }
+
+  private get copiesDir(): string {
+    return join(this.templatesDir, `${this.engine}-copies`);
+  }
+
+  /** Moves a copy made ahead of template `id` into `target`; false when there is none (rename decides between two takers). */
+  private takeCopy(id: string, target: string): boolean {
+    if (this.copiesWanted === 0 || !existsSync(this.copiesDir)) return false;
+    for (const name of readdirSync(this.copiesDir).filter((n) => n.startsWith(`${TEMPLATE_PREFIX}${id}.`))) {
+      try {
+        renameSync(join(this.copiesDir, name), target);
+        return true;
+      } catch {
+        // taken meanwhile
+      }
+    }
+    return false;
+  }
+
+  /** Brings template `id`'s copies back to `copiesWanted`, a second later; each appears whole (made aside, then renamed). */
+  private refillCopies(id: string, template: string, runAs: RunAs): void {
+    if (this.copiesWanted === 0 || this.refilling.has(id)) return;
+    this.refilling.add(id);
+    const refill = async (): Promise<void> => {
+      let scratch = '';
+      try {
+        mkdirSync(this.copiesDir, { recursive: true, mode: 0o710 });
+        if (runAs.name) chownSync(this.copiesDir, process.getuid!(), runAs.gid);
+        chmodSync(this.copiesDir, 0o710);
+        const have = () => readdirSync(this.copiesDir).filter((n) => n.startsWith(`${TEMPLATE_PREFIX}${id}.`)).length;
+        while (have() < this.copiesWanted) {
+          const n = `${process.pid}-${++copySeq}`;
+          scratch = join(this.copiesDir, `.tmp-${n}`);
+          await run('cp', ['-a', template, scratch]);
+          renameSync(scratch, join(this.copiesDir, `${TEMPLATE_PREFIX}${id}.${n}`));
+        }
+      } catch {
+        // A create without a copy makes its own.
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
+      } finally {
+        this.refilling.delete(id);
+      }
+    };
+    setTimeout(() => void refill(), COPY_REFILL_DELAY_MS).unref();
+  }
 
   private get label(): string {
     return this.engine === 'mariadb' ? 'MariaDB' : 'MySQL';
@@ -81,8 +149,10 @@ export class MySqlFamilyEngine implements LocalEngine {
     const found = await this.find();
     if (!found) throw new DriverError('invalid', (await this.missing(spec)) ?? `${this.label} is not installed`);
     const template = await this.template(found, runAs);
+    const id = templateId(this.engine, found);
     // cp -a keeps the database user's ownership and modes.
-    await run('cp', ['-a', template, paths.data]);
+    if (!this.takeCopy(id, paths.data)) await run('cp', ['-a', template, paths.data]);
+    this.refillCopies(id, template, runAs);
     const files = join(paths.data, '.files');
     mkdirSync(files, { mode: 0o700 });
     if (runAs.name) chownSync(files, runAs.uid, runAs.gid);
@@ -186,7 +256,7 @@ export class MySqlFamilyEngine implements LocalEngine {
 
   /** The template of a server binary's version, made once and shared by every server of it. */
   private template(found: Found, runAs: RunAs): Promise<string> {
-    const id = `${this.engine}-${found.version}`;
+    const id = templateId(this.engine, found);
     let pending = this.templates.get(id);
     if (!pending) {
       pending = this.buildTemplate(id, found, runAs);
@@ -265,6 +335,11 @@ export class MySqlFamilyEngine implements LocalEngine {
     }
     return final;
   }
+}
+
+/** A template's name after TEMPLATE_PREFIX: engine and server version. */
+function templateId(engine: RelationalEngine, found: Found): string {
+  return `${engine}-${found.version}`;
 }
 
 /** The client the worker administers servers with: MariaDB's, which speaks to MySQL too. */
