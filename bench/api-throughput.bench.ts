@@ -209,12 +209,12 @@ async function footprint(db: DataSource, id: string): Promise<Record<string, unk
     related[table] = (await db.query(`SELECT count(*)::int AS n FROM "${table}" WHERE instance_id = $1`, [id]))[0].n;
   }
   related.address_leases = (await db.query('SELECT count(*)::int AS n FROM address_leases WHERE resource_id = $1', [id]))[0].n;
-  const jobs = async () =>
-    (await db.query(
+  const jobs = () =>
+    db.query<{ job_name: string; dispatched: boolean }[]>(
       `SELECT job_name, dispatched_at IS NOT NULL AS dispatched FROM outbox
         WHERE payload->>'instanceId' = $1 OR payload->>'proxyHostId' IN (SELECT id::text FROM proxy_hosts WHERE instance_id::text = $1) ORDER BY job_name`,
       [id],
-    )) as { job_name: string; dispatched: boolean }[];
+    );
   // Both servers dispatch after the response, not awaited: give that a moment before comparing.
   let outbox = await jobs();
   for (let i = 0; i < 50 && outbox.some((j) => !j.dispatched); i++) {

@@ -9,8 +9,8 @@
 #   nftables      the local provider's packet filter: security groups and the instance boundary
 #   redis-server  the embedded Redis (only when REDIS_URL is unset), and cache databases
 #
-# What only some resources need (ClickHouse for analytics, PostgreSQL 15
-# with postgis or pgaudit) is installed by the worker when the first
+# What only some resources need (ClickHouse for analytics, MariaDB for
+# relational databases, PostgreSQL 15 with postgis or pgaudit) is installed by the worker when the first
 # resource asks for it (SYSTEM_PACKAGES_INSTALL); the resource stays
 # `provisioning` meanwhile, its status_reason saying so.
 #
@@ -18,6 +18,8 @@
 # must not wait for them):
 #
 #   clickhouse-server        analytics (ClickHouse 18.16)
+#   mariadb-server           relational databases with engine mariadb (MariaDB 10.11)
+#   mariadb-client           the client the worker administers them with
 #   postgresql-15            PostgreSQL 15, for postgis and pgaudit
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
@@ -55,7 +57,7 @@ for arg in "$@"; do
   esac
 done
 if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
-[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
 [ -n "$BROWSER" ] && PACKAGES="$PACKAGES chromium fonts-liberation"
 
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }

@@ -413,6 +413,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/databases/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Databases_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/databases/{id}': {
     parameters: {
       query?: never;
@@ -449,6 +469,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/cache/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Cache_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/cache/{id}': {
     parameters: {
       query?: never;
@@ -467,6 +507,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/relational-databases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
+    get: operations['RelationalDatabases_list'];
+    put?: never;
+    /** Create a MariaDB or MySQL database server */
+    post: operations['RelationalDatabases_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/relational-databases/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['RelationalDatabases_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/relational-databases/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
+    get: operations['RelationalDatabases_get'];
+    put?: never;
+    post?: never;
+    /** Delete a server of this kind */
+    delete: operations['RelationalDatabases_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/analytics': {
     parameters: {
       query?: never;
@@ -479,6 +575,26 @@ export interface paths {
     put?: never;
     /** Create a ClickHouse analytics server (HTTP) */
     post: operations['Analytics_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/analytics/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Analytics_resetPassword'];
     delete?: never;
     options?: never;
     head?: never;
@@ -956,7 +1072,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -977,7 +1093,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1026,7 +1142,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1045,12 +1161,94 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
       /** @enum {string} */
       version: '7' | '6';
+      /** Format: date-time */
+      updated_at: string;
+      /** @description why the server is in error */
+      status_reason: string | null;
+    };
+    CreateRelationalDatabaseDto: {
+      /**
+       * @description lowercase letters and hyphens
+       * @example orders-db
+       */
+      name: string;
+      /** @description server size, from GET /v1/flavors (id or name) */
+      flavor_id: string;
+      /** @description private network, from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      /**
+       * @default [
+       *       "default"
+       *     ]
+       */
+      security_group_names?: string[];
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      /** @description per engine, mariadb: 10.11, 11.4 (default 10.11); mysql: 8.0, 8.4 (default 8.0) */
+      version?: string;
+      /** @default app */
+      db_name?: string;
+      /** @default appuser */
+      db_user?: string;
+      /** @description generated when omitted; returned once, never stored */
+      db_password?: string;
+      /**
+       * @description grants db_user every privilege on every database (WITH GRANT OPTION); otherwise all privileges on db_name only
+       * @default false
+       */
+      superuser?: boolean;
+    };
+    RelationalCreatedView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      db_name: string;
+      db_user: string;
+      /** @description mariadb 10.11 or 11.4, mysql 8.0 or 8.4 */
+      db_version: string;
+      /** @description plaintext, in this answer only */
+      db_password: string;
+    };
+    RelationalView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      db_name: string;
+      db_user: string;
+      /** @description mariadb 10.11 or 11.4, mysql 8.0 or 8.4 */
+      db_version: string;
       /** Format: date-time */
       updated_at: string;
       /** @description why the server is in error */
@@ -1096,7 +1294,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1115,7 +1313,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -3546,6 +3744,91 @@ export interface operations {
       };
     };
   };
+  Databases_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PostgresCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Databases_get: {
     parameters: {
       query?: {
@@ -3892,6 +4175,91 @@ export interface operations {
       };
     };
   };
+  Cache_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CacheCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Cache_get: {
     parameters: {
       query?: {
@@ -3983,6 +4351,437 @@ export interface operations {
     };
   };
   Cache_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started: the server stops, its data and address go, then it leaves the list */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_list: {
+    parameters: {
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRelationalDatabaseDto'];
+      };
+    };
+    responses: {
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
+      202: {
+        headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalCreatedView'];
+        };
+      };
+      /** @description invalid field (ha is not accepted; engine and version must be known), or an unknown flavor, network, keypair or security group; or a malformed Idempotency-Key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the project has a relational database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_get: {
+    parameters: {
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalView'];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_delete: {
     parameters: {
       query?: never;
       header?: never;
@@ -4211,6 +5010,91 @@ export interface operations {
       };
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Analytics_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnalyticsCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

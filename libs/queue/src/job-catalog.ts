@@ -15,6 +15,8 @@ export interface JobCatalog {
   /** One job per managed database server (postgres, cache, analytics); the engine is on the row. */
   'database.create': { databaseId: number; generation: number };
   'database.delete': { databaseId: number; generation: number };
+  /** A reset-password's new verifier made the server's (the row holds it; the job only its id). */
+  'database.rotate': { databaseId: number; generation: number };
   'databases.reconcile': Record<string, never>;
   'volume.create': { volumeId: string; generation: number };
   'volume.attach': { volumeId: string; generation: number };
@@ -44,6 +46,7 @@ export const JOB_QUEUE = {
   'outbox.relay': QUEUES.maintenance,
   'database.create': QUEUES.databases,
   'database.delete': QUEUES.databases,
+  'database.rotate': QUEUES.databases,
   'databases.reconcile': QUEUES.maintenance,
   'volume.create': QUEUES.volumes,
   'volume.attach': QUEUES.volumes,

@@ -68,7 +68,8 @@ export function registerStateGauges(dataSource: DataSource, queues: ReadonlyMap<
       const rows = await resourceCounts().catch(() => null);
       if (!rows) return;
       for (const [kind, statuses] of Object.entries(KIND_STATUSES)) for (const status of statuses) this.set({ kind, status }, 0);
-      for (const row of rows) this.set({ kind: ENGINE_KINDS[row.kind as keyof typeof ENGINE_KINDS] ?? row.kind, status: row.status }, row.n);
+      // Added, not set: two engines (mariadb, mysql) are one collection.
+      for (const row of rows) this.inc({ kind: ENGINE_KINDS[row.kind as keyof typeof ENGINE_KINDS] ?? row.kind, status: row.status }, row.n);
     },
   });
 

@@ -47,6 +47,7 @@ export class DatabasesReconciler {
       switch (row.status) {
         case 'ready':
           await this.keepRunning(row);
+          if (row.passwordPending) await this.repairJob(row, 'database.rotate');
           break;
         case 'provisioning':
           if (row.provisionDeadline && row.provisionDeadline.getTime() < Date.now()) {
@@ -99,7 +100,7 @@ export class DatabasesReconciler {
     }
   }
 
-  private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete'): Promise<void> {
+  private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete' | 'database.rotate'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, databaseServerKey(row), { databaseId: row.id, generation: row.generation });
     if (await ensureJob(this.queue, job)) {

@@ -164,6 +164,21 @@ export class AppConfig {
   @Min(1000)
   DATABASE_START_TIMEOUT_MS = 60_000;
 
+  /** How long POST .../reset-password waits for the server to take the new password before answering 202 (the change still happens). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  DATABASE_PASSWORD_RESET_WAIT_MS = 30_000;
+
+  /**
+   * A MySQL server binary (`mysqld`) for /v1/relational-databases creates
+   * with engine mysql; unset, the usual system folders are searched, and a
+   * host without one ends such a create in error naming this setting.
+   */
+  @IsOptional()
+  @IsString()
+  MYSQL_SERVER_BIN?: string;
+
   /** A database still provisioning this long after create is failed by the reconciler. */
   @Transform(toInt)
   @IsInt()
