@@ -7,7 +7,13 @@ export const DATABASE_ENGINES = ['postgres', 'redis', 'clickhouse', 'mariadb', '
 export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
 
 /** Each engine by the name of its collection (/v1/databases, /v1/cache, /v1/analytics, /v1/relational-databases), as metrics label it. */
-export const ENGINE_KINDS: Readonly<Record<DatabaseEngine, string>> = { postgres: 'database', redis: 'cache', clickhouse: 'analytics', mariadb: 'relational-database', mysql: 'relational-database' };
+export const ENGINE_KINDS: Readonly<Record<DatabaseEngine, string>> = {
+  postgres: 'database',
+  redis: 'cache',
+  clickhouse: 'analytics',
+  mariadb: 'relational-database',
+  mysql: 'relational-database',
+};
 
 export const POSTGRES_VERSIONS = ['16', '15', '14'] as const;
 export const REDIS_VERSIONS = ['7', '6'] as const;
