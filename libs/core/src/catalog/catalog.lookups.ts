@@ -22,8 +22,24 @@ export class CatalogLookups {
     return this.require(Image, { id }, field, `image "${id}" does not exist`);
   }
 
+  /** An image by id or by name (a cluster's `image` takes either, as Heat's image parameter does). */
+  async requireImageRef(idOrName: string, field: string): Promise<Image> {
+    return this.require(Image, [{ id: idOrName }, { name: idOrName }], field, `image "${idOrName}" does not exist`);
+  }
+
   async requireNetwork(id: string, field: string): Promise<Network> {
     return this.require(Network, { id }, field, `network "${id}" does not exist`);
+  }
+
+  /**
+   * The subnet a resource on `network` uses: the network's one subnet (the
+   * catalog mirrors one range per network, so its subnet is named after it)
+   * when `subnetId` is omitted, else that subnet if it is the network's.
+   */
+  requireSubnet(network: Network, subnetId: string | undefined, field: string): string {
+    const own = subnetOf(network);
+    if (subnetId !== undefined && subnetId !== own) throw new Invalid(field, `subnet "${subnetId}" does not exist on network "${network.id}" (its subnet is "${own}")`);
+    return own;
   }
 
   async requireKeypair(name: string, field: string): Promise<Keypair> {
@@ -76,4 +92,9 @@ export class CatalogLookups {
     }
     return sql;
   }
+}
+
+/** The id of a network's one subnet, as lookups and listings name it. */
+export function subnetOf(network: Pick<Network, 'id'>): string {
+  return `${network.id}-subnet`;
 }
