@@ -146,6 +146,23 @@ describe('clusters', () => {
       expect(results.ok).toBeGreaterThan(100);
     }, 240_000);
 
+    it('replaces a member whose instance is deleted behind its back', async () => {
+      const victim = cluster.members[0];
+      expect((await s.api.delete(`/v1/instances/${victim.instance_id}`)).status).toBe(204);
+      const healed = await waitFor(
+        'three healthy members again, the deleted one replaced',
+        async () => {
+          const c = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+          return c.status === 'UPDATE_COMPLETE' && allHealthy(c) && !c.members.some((m: any) => m.instance_id === victim.instance_id) ? c : undefined;
+        },
+        { timeoutMs: 150_000, intervalMs: 50 },
+      );
+      // Seen while its row was DELETING (named), or once it was gone with its link (counted missing).
+      const heals = healed.events.filter((e: any) => e.kind === 'heal').map((e: any) => e.reason);
+      expect(heals.some((r: string) => r.includes(`member ${victim.instance_id}: its instance was deleted`) || r.includes('missing (instance deleted)'))).toBe(true);
+      cluster = healed;
+    }, 240_000);
+
     it('deletes the cluster: members and balancer go, and the address stops answering', async () => {
       const url = `http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`;
       const instancesDir = join(s.stack.env.DATA_DIR, 'instances');
