@@ -160,7 +160,8 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   private async ensureBalancer(cluster: Cluster & { address: string }): Promise<void> {
     const want = clusterListener(cluster);
     const seen = await this.balancer.observe(want.id);
-    if (!seen || !listenerAsWanted(seen.spec ?? (seen ? want : undefined), want)) await this.balancer.ensureListener(want);
+    // A provider that does not say what it holds (no `spec`) is taken at its word.
+    if (!seen || (seen.spec && !listenerAsWanted(seen.spec, want))) await this.balancer.ensureListener(want);
     const dns = dnsListener(cluster, this.hosts.http);
     if (dns) await makeOneBackend(this.balancer, dns, await this.balancer.observe(dns.listener.id));
   }
