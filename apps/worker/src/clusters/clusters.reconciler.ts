@@ -54,7 +54,12 @@ export class ClustersReconciler implements OnApplicationShutdown {
     }
   }
 
-  private async lookAtClusterOf(instanceId: string): Promise<void> {
+  /**
+   * Looks at the cluster the instance is a member of, if any: called when its
+   * process exits, and when it went ACTIVE (a build waiting on it goes on at
+   * once rather than at its next delayed look).
+   */
+  async lookAtClusterOf(instanceId: string): Promise<void> {
     const [link] = await this.dataSource.query(`SELECT cluster_id AS "clusterId" FROM cluster_members WHERE instance_id = $1`, [instanceId]).catch(() => []);
     if (link) await this.lookAt(link.clusterId);
   }

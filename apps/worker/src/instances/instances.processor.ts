@@ -15,6 +15,7 @@ import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { HostListeners } from '../gateway/host-listeners';
 import { RouteListeners } from '../gateway/route-listeners';
 import { ClusterMembers } from '../clusters/cluster-members';
+import { ClustersReconciler } from '../clusters/clusters.reconciler';
 
 /** A booting instance is looked at again after a quarter of its job's age, between 100 ms and 2 s. */
 const BOOT_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 2_000 };
@@ -45,6 +46,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     private readonly routes: RouteListeners,
     private readonly hosts: HostListeners,
     private readonly clusterMembers: ClusterMembers,
+    private readonly clusters: ClustersReconciler,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -102,8 +104,11 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       }
       return ok;
     });
-    if (moved) this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
-    else await this.reconciler.removeIfUnwanted(id);
+    if (moved) {
+      this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
+      // A cluster building it goes on now (adds it to its balancer), not at its next delayed look.
+      await this.clusters.lookAtClusterOf(id);
+    } else await this.reconciler.removeIfUnwanted(id);
   }
 
   /**
