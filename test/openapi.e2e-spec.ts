@@ -203,6 +203,13 @@ describe('OpenAPI document', () => {
       expect((await api.DELETE(`${collection}/{id}`, path)).response.status).toBe(204);
     }
 
+    // A cluster: create, list, get, delete (its build and healing are the clusters suite's).
+    const cluster = dataOf(await api.POST('/v1/clusters', { body: { name: 'tour', image: 'plain', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' } }));
+    expect(cluster.message).toBe('Stack creation started');
+    expect(dataOf(await api.GET('/v1/clusters')).map((c) => c.id)).toContain(cluster.id);
+    dataOf(await api.GET('/v1/clusters/{id}', { params: { path: { id: cluster.id } } }));
+    expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: cluster.id } } })).response.status).toBe(204);
+
     expect((await api.DELETE('/v1/instances/{id}', { params: { path: { id: instance.id } } })).response.status).toBe(204);
 
     // Every operation of the document answered its success, and it was what the document says.

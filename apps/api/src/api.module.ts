@@ -4,6 +4,7 @@ import { shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { AuthModule } from './auth/auth.module';
 import { CatalogController } from './catalog/catalog.controller';
+import { ClustersController } from './clusters/clusters.controller';
 import { CatalogService } from './catalog/catalog.service';
 import { AnalyticsController, CacheController, DatabasesController, RelationalDatabasesController } from './databases/databases.controller';
 import { DnsController } from './dns/dns.controller';
@@ -29,6 +30,7 @@ import { VolumesController } from './volumes/volumes.controller';
     CacheController,
     RelationalDatabasesController,
     AnalyticsController,
+    ClustersController,
   ],
   providers: [CatalogService, ChangeFeed, LongPollInterceptor, IdempotencyKeys, IdempotencyInterceptor],
 })

@@ -16,6 +16,8 @@ export interface ObservedInstance {
   ready: boolean;
   /** How the provider holds the instance to its flavor, or why it cannot. */
   limits: string;
+  /** The machine it runs on, when the provider can say: what a cluster's placement is judged by. */
+  host?: string;
 }
 
 /**

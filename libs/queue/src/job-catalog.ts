@@ -33,6 +33,10 @@ export interface JobCatalog {
   /** Written by a trigger on every removal of a proxy host (migration HostListeners): keep name, id and payload as it writes them. */
   'host.delete': { proxyHostId: string; generation: number };
   'hosts.reconcile': Record<string, never>;
+  /** Brings a cluster to its desired members, one at a time (build and heal alike); a new generation for each change. */
+  'cluster.converge': { clusterId: string; generation: number };
+  'cluster.delete': { clusterId: string; generation: number };
+  'clusters.reconcile': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -60,6 +64,9 @@ export const JOB_QUEUE = {
   'host.apply': QUEUES.routes,
   'host.delete': QUEUES.routes,
   'hosts.reconcile': QUEUES.maintenance,
+  'cluster.converge': QUEUES.clusters,
+  'cluster.delete': QUEUES.clusters,
+  'clusters.reconcile': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

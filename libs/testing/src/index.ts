@@ -23,3 +23,4 @@ export * from './queue-drain';
 export * from './worker-on-fake';
 export * from './fresh-host';
 export * from './browser';
+export * from './clusters';

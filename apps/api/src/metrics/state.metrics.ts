@@ -1,4 +1,4 @@
-import { DATABASE_STATUSES, ENGINE_KINDS, INSTANCE_STATUSES, metricsRegistry, VOLUME_STATUSES } from '@stratus/core';
+import { CLUSTER_STATUSES, DATABASE_STATUSES, ENGINE_KINDS, INSTANCE_STATUSES, metricsRegistry, VOLUME_STATUSES } from '@stratus/core';
 import { QueueName, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { Gauge } from 'prom-client';
@@ -18,6 +18,7 @@ const RESOURCE_COUNTS_TTL_MS = 5_000;
 const KIND_STATUSES: Record<string, readonly string[]> = {
   instance: INSTANCE_STATUSES,
   volume: VOLUME_STATUSES,
+  cluster: CLUSTER_STATUSES,
   ...Object.fromEntries(Object.values(ENGINE_KINDS).map((kind) => [kind, DATABASE_STATUSES])),
   // Routes and proxy hosts are active from their create on (DESIGN.md 5): a count, not a status.
   gateway_route: ['active'],
@@ -33,6 +34,7 @@ const RESOURCE_COUNTS_SQL = `
   SELECT 'instance' AS kind, status, count(*)::int AS n FROM instances GROUP BY status
   UNION ALL SELECT engine, status, count(*)::int FROM managed_databases GROUP BY engine, status
   UNION ALL SELECT 'volume', status, count(*)::int FROM volumes GROUP BY status
+  UNION ALL SELECT 'cluster', status, count(*)::int FROM clusters GROUP BY status
   UNION ALL SELECT 'gateway_route', 'active', count(*)::int FROM gateway_routes
   UNION ALL SELECT 'proxy_host', 'active', count(*)::int FROM proxy_hosts`;
 

@@ -156,6 +156,24 @@ export class AppConfig {
   @Min(1000)
   INSTANCE_BUILD_DEADLINE_MS = 15 * 60_000;
 
+  // --- Clusters ---------------------------------------------------------------
+
+  /** A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  CLUSTER_BUILD_DEADLINE_MS = 10 * 60_000;
+
+  /**
+   * How often the worker looks at every cluster that is not being built or
+   * repaired (members lost, health changed). Process exits and the
+   * balancer's health notices make it look at once; this is the floor.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  CLUSTER_RECONCILE_INTERVAL_MS = 2_000;
+
   // --- Managed databases (postgres, cache, analytics) -----------------------
 
   /** How long a new or restarted server may take to accept connections before it is an error. */
@@ -257,6 +275,16 @@ export class AppConfig {
   @IsInt()
   @Min(200)
   EDGE_RESYNC_INTERVAL_MS = 5_000;
+
+  /**
+   * How often the edge reads its balancers' backend health from HAProxy and,
+   * where it changed, writes it and says so (BALANCER_STATUS_CHANNEL): how
+   * soon a cluster sees a member join or leave.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  EDGE_HEALTH_POLL_MS = 250;
 
   /**
    * Long polls (`?wait=`) one api process holds at once; one more is a 503

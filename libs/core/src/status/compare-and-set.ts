@@ -69,7 +69,7 @@ export async function compareAndSet<S extends string, E extends ObjectLiteral>(
  */
 function observeSettled<S extends string, E extends ObjectLiteral>(target: CasTarget<S, E>, from: S, to: S, row: { created_at: Date; kind?: string }): void {
   // Each table lists its creation status first (transitions.ts); a delete is not the create settling.
-  if (from !== Object.keys(target.transitions)[0] || to.toLowerCase() === 'deleting') return;
+  if (from !== Object.keys(target.transitions)[0] || /^delet/i.test(to)) return;
   const kind = target.kindBy ? (target.kindBy.labels[row.kind ?? ''] ?? target.kind) : target.kind;
   createToSettledSeconds.observe({ kind, outcome: to }, Math.max(0, Date.now() - new Date(row.created_at).getTime()) / 1000);
 }

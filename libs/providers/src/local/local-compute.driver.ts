@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -127,7 +128,7 @@ export class LocalComputeDriver implements ComputeDriver {
     const user = await this.opts.accounts.ensureInstanceUser(spec.id);
     this.layOut(spec, image, user);
     const pid = this.boot(spec, image, user);
-    return { running: true, ready: false, pid, limits: this.opts.limiter.describe(this.limitsOf(spec.id)) };
+    return { running: true, ready: false, pid, limits: this.opts.limiter.describe(this.limitsOf(spec.id)), host: hostname() };
   }
 
   async delete(id: string): Promise<void> {
@@ -250,7 +251,7 @@ export class LocalComputeDriver implements ComputeDriver {
 
   private async observed(id: string, pid: number | null): Promise<LocalObservedInstance> {
     const ready = pid !== null && (await this.isReady(id));
-    return { running: pid !== null, ready, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
+    return { running: pid !== null, ready, pid, limits: this.opts.limiter.describe(this.limitsOf(id)), host: hostname() };
   }
 
   private controlDir(id: string): string {

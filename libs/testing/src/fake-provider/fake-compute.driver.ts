@@ -182,6 +182,6 @@ export class FakeComputeDriver implements ComputeDriver {
     }
     const running = instance.phase === 'booting' || instance.phase === 'running';
     const { vcpus, ramMb } = instance.spec.flavor;
-    return { running, ready: instance.phase === 'running', limits: `not enforced: fake provider (${vcpus} vcpu, ${ramMb} MB)` };
+    return { running, ready: instance.phase === 'running', limits: `not enforced: fake provider (${vcpus} vcpu, ${ramMb} MB)`, host: 'fake-host' };
   }
 }
