@@ -5,6 +5,7 @@ import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
 import { ClusterMembers } from './clusters/cluster-members';
 import { ClustersProcessor } from './clusters/clusters.processor';
+import { ClustersAutoscaler } from './clusters/clusters.autoscaler';
 import { ClustersReconciler } from './clusters/clusters.reconciler';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
@@ -47,6 +48,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
     HostsReconciler,
     ClusterMembers,
     ClustersReconciler,
+    ClustersAutoscaler,
     ClustersProcessor,
   ],
 })

@@ -61,6 +61,7 @@ export * from './idempotency/idempotency-key.entity';
 export * from './idempotency/idempotency-keys';
 export * from './autoscaling/cpu-fraction';
 export * from './autoscaling/autoscaling.policy';
+export * from './autoscaling/cpu-window';
 export * from './catalog/project-images';
 export * from './metrics/metrics.registry';
 export * from './metrics/metrics-endpoint';

@@ -37,6 +37,8 @@ export interface JobCatalog {
   'cluster.converge': { clusterId: string; generation: number };
   'cluster.delete': { clusterId: string; generation: number };
   'clusters.reconcile': Record<string, never>;
+  /** Samples every cluster's members' CPU and scales the cluster when its policy says so. */
+  'clusters.autoscale': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -67,6 +69,7 @@ export const JOB_QUEUE = {
   'cluster.converge': QUEUES.clusters,
   'cluster.delete': QUEUES.clusters,
   'clusters.reconcile': QUEUES.maintenance,
+  'clusters.autoscale': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

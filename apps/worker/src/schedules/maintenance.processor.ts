@@ -4,6 +4,7 @@ import { IdempotencyKeys } from '@stratus/core';
 import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { CatalogSync } from '../catalog/catalog.sync';
+import { ClustersAutoscaler } from '../clusters/clusters.autoscaler';
 import { ClustersReconciler } from '../clusters/clusters.reconciler';
 import { DatabasesReconciler } from '../databases/databases.reconciler';
 import { HostsReconciler } from '../gateway/hosts.reconciler';
@@ -39,6 +40,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     'routes.reconcile': () => this.routes.sweep(),
     'hosts.reconcile': () => this.hosts.sweep(),
     'clusters.reconcile': () => this.clusters.sweep(),
+    'clusters.autoscale': () => this.autoscaler.sweep(),
   };
 
   constructor(
@@ -51,6 +53,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     private readonly routes: RoutesReconciler,
     private readonly hosts: HostsReconciler,
     private readonly clusters: ClustersReconciler,
+    private readonly autoscaler: ClustersAutoscaler,
   ) {
     super();
     assertHandlers(QUEUES.maintenance, this.handlers);

@@ -18,9 +18,10 @@ describe('ScheduleKeeper', () => {
   });
 
   it('puts back every schedule a Redis without them lacks, and only those', async () => {
-    expect(await keeper.check()).toHaveLength(8);
+    expect(await keeper.check()).toHaveLength(9);
     expect(await ids()).toEqual([
       'catalog-sync',
+      'clusters-autoscale',
       'clusters-reconcile',
       'databases-reconcile',
       'hosts-reconcile',
@@ -33,7 +34,7 @@ describe('ScheduleKeeper', () => {
 
     await queue.removeJobScheduler('instances-reconcile');
     expect(await keeper.check()).toEqual(['instances-reconcile']);
-    expect(await ids()).toHaveLength(8);
+    expect(await ids()).toHaveLength(9);
     expect((await queue.getJobScheduler('instances-reconcile'))?.every).toBe(3_000);
   });
 });

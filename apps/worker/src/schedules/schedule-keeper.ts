@@ -43,6 +43,7 @@ export class ScheduleKeeper implements OnApplicationBootstrap, OnApplicationShut
       { id: 'hosts-reconcile', job: 'hosts.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       // Faster than the rest: a member lost without a notice (another worker's process, a missed watch) is replaced within seconds.
       { id: 'clusters-reconcile', job: 'clusters.reconcile', everyMs: config.CLUSTER_RECONCILE_INTERVAL_MS },
+      { id: 'clusters-autoscale', job: 'clusters.autoscale', everyMs: config.CLUSTER_AUTOSCALE_INTERVAL_MS },
       { id: 'catalog-sync', job: 'catalog.sync', everyMs: 10 * 60_000 },
     ];
     this.checkEveryMs = config.RECONCILE_INTERVAL_MS;

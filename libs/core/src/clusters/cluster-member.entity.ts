@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { CpuWindow } from '../autoscaling/cpu-window';
 import { Instance } from '../instances/instance.entity';
 import { Cluster } from './cluster.entity';
 
@@ -45,6 +46,10 @@ export class ClusterMember {
   /** The first time its check passed: from then on it takes connections. */
   @Column({ name: 'joined_at', type: 'timestamptz', nullable: true })
   joinedAt: Date | null;
+
+  /** Its last CPU reading and the samples of the scaling window (autoscaling/cpu-window.ts); null before the first. */
+  @Column({ type: 'jsonb', nullable: true })
+  cpu: CpuWindow | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -92,6 +92,10 @@ export class Cluster {
   @Column({ name: 'spec_generation', type: 'int', default: 1 })
   specGeneration: number;
 
+  /** When the autoscaler last changed desired_size: its cooldown runs from here. */
+  @Column({ name: 'last_scaled_at', type: 'timestamptz', nullable: true })
+  lastScaledAt: Date | null;
+
   /** A CREATE_IN_PROGRESS older than this ends CREATE_FAILED. */
   @Column({ name: 'build_deadline', type: 'timestamptz', nullable: true })
   buildDeadline: Date | null;

@@ -174,6 +174,24 @@ export class AppConfig {
   @Min(200)
   CLUSTER_RECONCILE_INTERVAL_MS = 2_000;
 
+  /** How often the worker reads the CPU of every member of a cluster at rest and asks the scaling policy what to do. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  CLUSTER_AUTOSCALE_INTERVAL_MS = 5_000;
+
+  /** How far back a cluster's average CPU looks when deciding to scale. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  CLUSTER_SCALE_WINDOW_MS = 60_000;
+
+  /** How long after a scaling action the next waits, so the new member's effect is measured first. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  CLUSTER_SCALE_COOLDOWN_MS = 180_000;
+
   // --- Managed databases (postgres, cache, analytics) -----------------------
 
   /** How long a new or restarted server may take to accept connections before it is an error. */
