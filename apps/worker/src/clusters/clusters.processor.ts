@@ -1,7 +1,19 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, Cluster, CLUSTER_CAS, ClusterEvent, ClusterEventKind, ClusterMember, ClusterStatus, compareAndSet, InstanceLifecycle, Principal } from '@stratus/core';
-import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
+import {
+  AppConfig,
+  chooseMemberToRemove,
+  Cluster,
+  CLUSTER_CAS,
+  ClusterEvent,
+  ClusterEventKind,
+  ClusterMember,
+  ClusterStatus,
+  compareAndSet,
+  InstanceLifecycle,
+  Principal,
+} from '@stratus/core';
+import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
@@ -13,7 +25,7 @@ import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { clusterAddressKey, clusterDnsListenerId, clusterListener, clusterListenerId, dnsListener, listenerAsWanted } from './cluster-balancer';
-import { ClusterMembers } from './cluster-members';
+import { ClusterMembers, ObservedMember } from './cluster-members';
 
 /**
  * A cluster waiting on a member (booting, or not yet passing its check) is
@@ -98,7 +110,10 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       await this.instances.delete(m.instanceId, principal);
       await this.event(id, building ? 'build' : 'heal', `member ${m.instanceId} replaced: ${m.lost}`);
     }
-    const live = members.filter((m) => !m.lost);
+    const all = members.filter((m) => !m.lost);
+    // A scale-in takes one member out at a time: drained first, its instance deleted once the balancer let it go.
+    const leaving = all.length > cluster.desiredSize ? this.memberToRemove(cluster, all, listener) : null;
+    const live = all.filter((m) => m !== leaving);
     // Backends of no live member (one lost meanwhile, or an instance gone with its link) leave the pool.
     const wanted = new Set(live.filter((m) => m.address).map((m) => `${m.address}:${cluster.port}`));
     for (const b of listener?.backends ?? []) {
@@ -128,12 +143,18 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       if (made) await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize} (${made}): booting`);
       throw new NotReadyYet(id);
     }
-    if (live.length > cluster.desiredSize) {
-      // The newest go first: the oldest have served longest without trouble.
-      for (const m of live.slice(cluster.desiredSize).reverse()) {
-        if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
-        await this.instances.delete(m.instanceId, principal);
+    if (leaving) {
+      // Deleting the instance before the balancer let it go would fail the requests it still serves.
+      const backend = leaving.address ? listener?.backends.find((b) => b.address === leaving.address && b.port === cluster.port) : undefined;
+      if (backend) {
+        if (backend.state !== 'removing') await this.members.removeBackend(id, { address: backend.address, port: backend.port });
+        await this.setStep(at, `removing member ${leaving.instanceId}: draining (${backend.connections} connection(s) open)`);
+        throw new NotReadyYet(id);
       }
+      await this.instances.delete(leaving.instanceId, principal);
+      this.logger.log({ cluster: id, member: leaving.instanceId }, 'member drained and removed');
+      // More than one too many (a size lowered by hand): the next run drains the next.
+      if (live.length > cluster.desiredSize) throw new NotReadyYet(id);
     }
     const done: ClusterStatus = building ? 'CREATE_COMPLETE' : 'UPDATE_COMPLETE';
     const moved = await this.dataSource.transaction(async (m) => {
@@ -142,6 +163,32 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       return ok;
     });
     if (moved) this.logger.log({ cluster: id, status: done, members: healthy }, 'cluster converged');
+  }
+
+  /**
+   * The member a scale-in removes: the one already leaving the balancer (an
+   * earlier run chose it), else chooseMemberToRemove's pick by readiness,
+   * open connections and age.
+   */
+  private memberToRemove(cluster: Cluster, live: ObservedMember[], listener: ObservedListener | null): ObservedMember {
+    const backendOf = (m: ObservedMember) => (m.address ? listener?.backends.find((b) => b.address === m.address && b.port === cluster.port) : undefined);
+    const already = live.find((m) => {
+      const state = backendOf(m)?.state;
+      return state === 'removing' || state === 'draining';
+    });
+    if (already) return already;
+    const chosen = chooseMemberToRemove(
+      live.map((m) => {
+        const backend = backendOf(m);
+        return {
+          id: m.instanceId,
+          createdAt: m.createdAt.getTime(),
+          ready: !m.building && m.health === 'up',
+          connections: backend ? backend.connections : null,
+        };
+      }),
+    );
+    return live.find((m) => m.instanceId === chosen) ?? live[live.length - 1];
   }
 
   /** The cluster's address from the network driver, written to the row; null when the row moved on meanwhile. */
