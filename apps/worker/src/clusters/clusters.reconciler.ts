@@ -99,7 +99,8 @@ export class ClustersReconciler implements OnApplicationShutdown {
     await this.members.record(members);
     const lost = members.filter((m) => m.lost);
     const live = members.length - lost.length;
-    if (lost.length === 0 && live >= row.desiredSize) return;
+    // A member on its way out (DELETING) with enough left is a scale-in finishing, not a loss: its delete job removes the link.
+    if (lost.every((m) => m.instanceStatus === 'DELETING') && live >= row.desiredSize) return;
     const reasons = lost.map((m) => `member ${m.instanceId}: ${m.lost}`);
     if (live + lost.length < row.desiredSize) reasons.push(`${row.desiredSize - live - lost.length} member(s) missing (instance deleted)`);
     const reason = reasons.join('; ');
