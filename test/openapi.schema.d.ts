@@ -1155,9 +1155,13 @@ export interface components {
         | 'internal_error'
         | 'bad_gateway'
         | 'service_unavailable'
-        | 'gateway_timeout';
+        | 'gateway_timeout'
+        | 'rate_limited'
+        | 'quota_exceeded';
       /** @description what was wrong; for a bad field it names the field */
       message: string;
+      /** @description on a 429 only: seconds to wait before retrying, as the Retry-After header says */
+      retry_after?: number;
     };
     ErrorEnvelopeView: {
       error: components['schemas']['ErrorDetail'];
@@ -1322,6 +1326,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1389,6 +1404,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1468,6 +1494,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1541,6 +1578,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1608,6 +1656,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1695,6 +1754,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1760,6 +1830,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its instances or proxy_hosts or volume_gb quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -1790,6 +1869,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1887,6 +1977,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1961,6 +2062,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2026,7 +2138,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      /** @description code quota_exceeded: the create would take the project past its volume_gb quota (the message names the quota, its limit and the usage now); nothing was created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2065,6 +2177,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2161,6 +2284,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2240,6 +2374,17 @@ export interface operations {
       /** @description the volume is attached or changing */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2350,6 +2495,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2454,6 +2610,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2521,6 +2688,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2579,6 +2757,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2631,6 +2820,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2702,6 +2902,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its gateway_routes quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description port used by another route, or held by another process on the gateway host; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -2732,6 +2941,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2804,6 +3024,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2869,7 +3100,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description another project's instance */
+      /** @description another project's instance; or code quota_exceeded: the create would take the project past its proxy_hosts quota (the message names the quota, its limit and the usage now); nothing was created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2917,6 +3148,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3018,6 +3260,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3089,6 +3342,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3170,6 +3434,17 @@ export interface operations {
       /** @description no such proxy host (or, with a token, not one of your project) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3273,6 +3548,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3333,6 +3619,17 @@ export interface operations {
       /** @description no such proxy host (or, with a token, not one of your project) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3420,6 +3717,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3485,6 +3793,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its databases quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has a database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -3515,6 +3832,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3611,6 +3939,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3679,6 +4018,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3766,6 +4116,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3831,6 +4192,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its caches quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has a cache instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -3861,6 +4231,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3957,6 +4338,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4025,6 +4417,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4112,6 +4515,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4177,6 +4591,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its analytics quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has an analytics instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -4207,6 +4630,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4303,6 +4737,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4371,6 +4816,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4478,6 +4934,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

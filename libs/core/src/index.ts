@@ -59,3 +59,6 @@ export * from './gateway/gateway-route.lifecycle';
 export * from './databases/managed-database.lifecycle';
 export * from './idempotency/idempotency-key.entity';
 export * from './idempotency/idempotency-keys';
+export * from './quotas/project-quota.entity';
+export * from './quotas/quota.rules';
+export * from './quotas/project-quotas';

@@ -8,6 +8,7 @@ import { CreateDatabaseDto } from './create-database.dto';
 import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 const CREATED =
   'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
@@ -23,6 +24,7 @@ export class DatabasesController extends ManagedDatabasesController('postgres', 
   @ApiAcceptedResponse({ description: CREATED, type: PostgresCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a database of that name' })
+  @QuotaLimited(['databases'])
   create(@Body() dto: CreateDatabaseDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }
@@ -38,6 +40,7 @@ export class CacheController extends ManagedDatabasesController('redis', CacheVi
   @ApiAcceptedResponse({ description: CREATED, type: CacheCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a cache instance of that name' })
+  @QuotaLimited(['caches'])
   create(@Body() dto: CreateCacheDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }
@@ -53,6 +56,7 @@ export class AnalyticsController extends ManagedDatabasesController('clickhouse'
   @ApiAcceptedResponse({ description: CREATED, type: AnalyticsCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has an analytics instance of that name' })
+  @QuotaLimited(['analytics'])
   create(@Body() dto: CreateAnalyticsDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }

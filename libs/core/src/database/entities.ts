@@ -12,6 +12,7 @@ import { LoadBalancer } from '../load-balancers/load-balancer.entity';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { ApiKey } from '../projects/api-key.entity';
 import { Project } from '../projects/project.entity';
+import { ProjectQuota } from '../quotas/project-quota.entity';
 import { Volume } from '../volumes/volume.entity';
 
 export const ENTITIES = [
@@ -34,4 +35,5 @@ export const ENTITIES = [
   LoadBalancer,
   LoadBalancerBackend,
   IdempotencyKey,
+  ProjectQuota,
 ];

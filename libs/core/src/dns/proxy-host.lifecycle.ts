@@ -14,6 +14,7 @@ import { projectScope } from '../projects/project-scope';
 import { Principal } from '../projects/projects.service';
 import { isHostname, refreshInstanceDomains } from './instance-domains';
 import { ProxyHost } from './proxy-host.entity';
+import { ProjectQuotas } from '../quotas/project-quotas';
 
 /** A proxy host as SPEC.md's DNS create asks for it. */
 export interface NewProxyHost {
@@ -50,6 +51,7 @@ export class ProxyHostLifecycle {
     private readonly config: AppConfig,
     private readonly targets: RouteTargetChecks,
     private readonly outbox: JobOutbox,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(spec: NewProxyHost, principal: Principal): Promise<ProxyHost> {
@@ -84,6 +86,7 @@ export class ProxyHostLifecycle {
       generation: 1,
     });
     await refreshInstanceDomains(m, instanceId);
+    await this.quotas.enforce(m, principal.projectId, 'proxy_hosts', 1);
     return [row, await this.outbox.writeJob(m, 'host.apply', row.id, { proxyHostId: row.id, generation: row.generation })];
   }
 

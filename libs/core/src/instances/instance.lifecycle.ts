@@ -9,6 +9,7 @@ import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
 import { JobOutbox } from '../outbox/job-outbox';
 import { Principal } from '../projects/projects.service';
+import { ProjectQuotas } from '../quotas/project-quotas';
 import { compareAndSet } from '../status/compare-and-set';
 import { VolumeLifecycle } from '../volumes/volume.lifecycle';
 import { INSTANCE_CAS } from './instance-cas';
@@ -66,6 +67,7 @@ export class InstanceLifecycle {
     private readonly config: AppConfig,
     private readonly volumes: VolumeLifecycle,
     private readonly proxyHosts: ProxyHostLifecycle,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(spec: NewInstance, principal: Principal): Promise<Instance> {
@@ -107,7 +109,9 @@ export class InstanceLifecycle {
           metadata: { isPublic: 'false', enableSSH: 'false' },
           buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
-        const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 });
+        // After the insert, so the count includes it (ProjectQuotas); the rank of its job is its project's backlog.
+        const { pending } = await this.quotas.enforce(manager, principal.projectId, 'instances', 1);
+        const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 }, pending);
         const jobs = [job];
         // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
         if (spec.volume) {
