@@ -1,4 +1,4 @@
-import { HttpException, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { HttpException, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AppConfig, Principal } from '@stratus/core';
 import { redisConnection } from '@stratus/queue';
 import Redis from 'ioredis';
@@ -59,7 +59,7 @@ export interface RateSubject {
  * every request while Redis is away would be the outage they guard against.
  */
 @Injectable()
-export class RateLimiter implements OnModuleDestroy {
+export class RateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('rate-limit');
   private readonly redis: Redis | null;
   private readonly prefix: string;
@@ -80,6 +80,22 @@ export class RateLimiter implements OnModuleDestroy {
       : null;
     this.redis?.on('error', () => undefined); // reported per check, throttled
     this.redis?.defineCommand('gcra', { lua: GCRA });
+  }
+
+  /**
+   * Commands fail at once while disconnected (fail open), so the api waits
+   * for the connection before it serves, a little: with Redis away it starts
+   * anyway, unlimited until Redis is back.
+   */
+  async onModuleInit(): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, 2_000);
+      redis.once('ready', () => resolve());
+    });
+    clearTimeout(timer);
   }
 
   async onModuleDestroy(): Promise<void> {
