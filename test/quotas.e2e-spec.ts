@@ -83,17 +83,24 @@ describe('quotas', () => {
     expect(await count(`SELECT coalesce(sum(size_gb), 0) AS n FROM volumes WHERE project_id = $1`, p.projectId)).toBe(10);
   });
 
-  it("an operator's limit for one project (the CLI's ProjectQuotas.setLimit) overrides the default", async () => {
+  it("an operator's limit for one project (cli quota:set) overrides the default; quota:list shows limits and usage", async () => {
     const p = await project();
-    const quotas = new ProjectQuotas(s.db, testConfig(LIMITS));
-    await quotas.setLimit(p.projectId, 'instances', 5);
+    expect(JSON.parse(s.stack.cli('quota:set', p.projectId, 'instances', '5'))).toEqual({ project_id: p.projectId, quota: 'instances', limit: 5 });
     for (let i = 0; i < 5; i++) expect((await createInstance(p.api, `raised-${i}`)).status).toBe(202);
     const over = await createInstance(p.api, 'raised-over');
     expect(over.status).toBe(403);
     expect(over.body.error.message).toMatch(/limit 5 instances, in use 5/);
-    expect((await quotas.usage(p.projectId)).find((q) => q.quota === 'instances')).toEqual({ quota: 'instances', limit: 5, used: 5, custom: true });
-    await quotas.setLimit(p.projectId, 'instances', null);
-    expect((await quotas.usage(p.projectId)).find((q) => q.quota === 'instances')).toMatchObject({ limit: 3, custom: false });
-    await expect(quotas.setLimit(p.projectId, 'nope', 1)).rejects.toThrow(/quota: must be one of/);
+    expect(s.stack.cli('quota:list', p.projectId)).toMatch(/^instances\s+5 of 5$/m);
+    expect(s.stack.cli('quota:list', p.projectId)).toMatch(/^caches\s+0 of 2 \(default\)$/m);
+
+    s.stack.cli('quota:set', p.projectId, 'instances', 'default');
+    expect((await new ProjectQuotas(s.db, testConfig(LIMITS)).usage(p.projectId)).find((q) => q.quota === 'instances')).toEqual({
+      quota: 'instances',
+      limit: 3,
+      used: 5,
+      custom: false,
+    });
+    expect(() => s.stack.cli('quota:set', p.projectId, 'nope', '1')).toThrow(/quota: must be one of instances, databases/);
+    expect(() => s.stack.cli('quota:set', p.projectId, 'instances', '-1')).toThrow(/a whole number/);
   });
 });

@@ -135,8 +135,9 @@ type Rows<T extends readonly RowInsert[]> = { [K in keyof T]: T[K] extends RowIn
  * (`WITH i0 AS (INSERT ...), i1 AS (INSERT ...) SELECT ...`): one round trip
  * instead of BEGIN, an INSERT each and COMMIT, and atomic without a
  * transaction, since a statement's data-modifying CTEs all take effect or
- * none does. A create on the path clients wait on (row and outbox entry)
- * uses it. Returns each row as inserted (defaults filled in) under the
+ * none does. (The managed database create used it for its row and outbox
+ * entry until quotas made it count between the two: insertTogetherIn.)
+ * Returns each row as inserted (defaults filled in) under the
  * entity's property names, with pg's parsing of each type, in the order given.
  */
 export async function insertTogether<T extends readonly RowInsert[]>(dataSource: DataSource, inserts: readonly [...T]): Promise<Rows<T>> {
