@@ -73,6 +73,13 @@ describe('rate limits', () => {
     expect((await colleague.get('/api/cloud/volumes/list')).status).toBe(200);
   });
 
+  it('tokens without a subject share a bucket per project, not one across projects', async () => {
+    const [x, y] = [await createTenant(s.db), await createTenant(s.db)];
+    const subless = (projectId: string) => s.stack.http.with({ authorization: `Bearer ${signTestToken({ project_id: projectId })}` });
+    expect(statuses(await burst(subless(x.projectId), '/api/cloud/volumes/list', 6))).toEqual([200, 200, 200, 200, 200, 429]);
+    expect((await subless(y.projectId).get('/api/cloud/volumes/list')).status).toBe(200);
+  });
+
   it('a request the credential check refuses is 401, not counted against anyone', async () => {
     const bad = keyClient('sk_nope_nope');
     expect(statuses(await burst(bad, '/v1/flavors', 8))).toEqual(Array(8).fill(401));

@@ -33,8 +33,10 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
     if (isPublic && !this.config.PUBLIC_ENDPOINTS_REQUIRE_AUTH && !context.switchToHttp().getRequest().headers.authorization) return true;
     const ok = (await super.canActivate(context)) as boolean;
     // The token's subject is the credential: every token one identity holds shares its bucket.
+    // Tokens without one (userId 'unknown') share a bucket per project, never one across projects.
     const principal: Principal = context.switchToHttp().getRequest().principal;
-    await this.limits.admit({ principal, credential: `sub:${principal.userId}`, credentialNoun: 'token subject' }, context.switchToHttp().getResponse());
+    const credential = principal.userId === 'unknown' ? `sub-less:${principal.projectId}` : `sub:${principal.userId}`;
+    await this.limits.admit({ principal, credential, credentialNoun: 'token subject' }, context.switchToHttp().getResponse());
     return ok;
   }
 
