@@ -74,9 +74,10 @@ export class ProxyHostLifecycle {
   /**
    * Inside the caller's transaction (also instance create's, for its
    * `dname`): the row and the job that makes its listener, for the caller
-   * to dispatch after commit.
+   * to dispatch after commit. `countedByCaller`: the caller enforces the
+   * proxy_hosts quota itself, after this insert and before its commit.
    */
-  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number): Promise<[ProxyHost, OutboxEntry]> {
+  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number, countedByCaller = false): Promise<[ProxyHost, OutboxEntry]> {
     const row = await m.getRepository(ProxyHost).save({
       hostname,
       projectId: principal.projectId,
@@ -86,7 +87,8 @@ export class ProxyHostLifecycle {
       generation: 1,
     });
     await refreshInstanceDomains(m, instanceId);
-    await this.quotas.enforce(m, principal.projectId, 'proxy_hosts', 1);
+    // An instance create counts it with its own quota, under one lock statement (InstanceLifecycle.create).
+    if (!countedByCaller) await this.quotas.enforce(m, principal.projectId, 'proxy_hosts', 1);
     return [row, await this.outbox.writeJob(m, 'host.apply', row.id, { proxyHostId: row.id, generation: row.generation })];
   }
 

@@ -109,10 +109,7 @@ export class InstanceLifecycle {
           metadata: { isPublic: 'false', enableSSH: 'false' },
           buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
-        // After the insert, so the count includes it (ProjectQuotas); the rank of its job is its project's backlog.
-        const { pending } = await this.quotas.enforce(manager, principal.projectId, 'instances', 1);
-        const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 }, pending);
-        const jobs = [job];
+        const jobs = [];
         // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
         if (spec.volume) {
           const [, volumeJob] = await this.volumes.insert(manager, principal, {
@@ -124,9 +121,16 @@ export class InstanceLifecycle {
           jobs.push(volumeJob);
         }
         // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
-        const [, hostJob] = await this.proxyHosts.insert(manager, principal, id, hostname, port);
+        const [, hostJob] = await this.proxyHosts.insert(manager, principal, id, hostname, port, true);
         jobs.push(hostJob);
         const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
+        // Last, after the inserts, so the counts include them and the locks are held only to the commit
+        // (ProjectQuotas); the rank of the instance's job is its project's backlog.
+        const [{ pending }] = await this.quotas.enforceAll(manager, principal.projectId, [
+          ['instances', 1],
+          ['proxy_hosts', 1],
+        ]);
+        jobs.unshift(await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 }, pending));
         return [saved, jobs] as const;
       }),
     );

@@ -33,8 +33,8 @@ export interface Admitted {
  * limit it throws and the transaction rolls back: nothing was created.
  *
  * Why insert first and lock after: the lock is held only from the count to
- * the commit (two round trips), not across the whole create, so one project's
- * creates still overlap. And it is exact: of two creates racing for the
+ * the commit, not across the whole create, so one project's creates still
+ * overlap up to there. And it is exact: of two creates racing for the
  * last slot, the one that counts second starts its count after the first
  * committed (READ COMMITTED takes a new snapshot per statement), sees both
  * rows, and rolls back.
@@ -47,22 +47,38 @@ export class ProjectQuotas {
   ) {}
 
   async enforce(manager: EntityManager, projectId: string, quota: QuotaName, requested: number): Promise<Admitted> {
-    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`quota:${projectId}:${quota}`]);
-    // Usage and the project's own limit in one round trip, the lock held.
-    const [usage]: Array<{ used: number; pending: number; own: number | null }> = await manager.query(
-      `SELECT u.used, u.pending, (SELECT "limit" FROM project_quotas WHERE project_id = $1 AND quota = $2) AS own FROM (${QUOTA_RULES[quota].sql}) u`,
-      [projectId, quota],
-    );
-    const limit = usage.own ?? QUOTA_RULES[quota].defaultLimit(this.config);
-    if (usage.used > limit) {
-      const before = usage.used - requested;
-      const unit = QUOTA_RULES[quota].unit;
-      throw new QuotaExceeded(
-        `quota exceeded: ${quota} (limit ${limit} ${unit}, in use ${before}, this request needs ${requested} more); ` +
-          `delete some or ask an operator to raise the project's limit`,
-      );
-    }
-    return { used: usage.used, pending: Number(usage.pending) };
+    return (await this.enforceAll(manager, projectId, [[quota, requested]]))[0];
+  }
+
+  /**
+   * Several quotas of one create at once: their locks in one statement (in
+   * one order, so two creates cannot each hold the lock the other waits
+   * for) and their counts in another. Call it last before the statements
+   * that need its answer, as the locks are held until commit.
+   */
+  async enforceAll(manager: EntityManager, projectId: string, demands: ReadonlyArray<readonly [QuotaName, number]>): Promise<Admitted[]> {
+    const keys = demands.map(([quota]) => `quota:${projectId}:${quota}`).sort();
+    await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS t(k, n) ORDER BY n`, [keys]);
+    // Usage and the project's own limit of each, in one round trip, the locks held.
+    const sql = demands
+      .map(
+        ([quota], i) =>
+          `SELECT ${i} AS i, u.used, u.pending, (SELECT "limit" FROM project_quotas WHERE project_id = $1 AND quota = $${i + 2}) AS own FROM (${QUOTA_RULES[quota].sql}) u`,
+      )
+      .join(' UNION ALL ');
+    const rows: Array<{ i: number; used: number; pending: number; own: number | null }> = await manager.query(sql, [projectId, ...demands.map(([quota]) => quota)]);
+    return demands.map(([quota, requested], i) => {
+      const usage = rows.find((r) => Number(r.i) === i)!;
+      const limit = usage.own ?? QUOTA_RULES[quota].defaultLimit(this.config);
+      if (usage.used > limit) {
+        const unit = QUOTA_RULES[quota].unit;
+        throw new QuotaExceeded(
+          `quota exceeded: ${quota} (limit ${limit} ${unit}, in use ${usage.used - requested}, this request needs ${requested} more); ` +
+            `delete some or ask an operator to raise the project's limit`,
+        );
+      }
+      return { used: usage.used, pending: Number(usage.pending) };
+    });
   }
 
   /** Every quota of the project: limit (its own or the default) and usage now. */
