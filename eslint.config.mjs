@@ -27,7 +27,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '.packages/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '.packages/**', 'test-output/**'] },
   {
     files: ['**/*.js', '**/*.mjs'],
     extends: [js.configs.recommended],

@@ -19,9 +19,10 @@ const swc = [
 /**
  * The suites e2e-fake runs: the resources of every driver the fake provider
  * has (compute, volumes, load balancers under the gateway and DNS, database
- * servers under databases, cache and analytics).
+ * servers under databases, cache, analytics and relational-databases, and
+ * their password resets).
  */
-const FAKE_PROVIDER_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics'];
+const FAKE_PROVIDER_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics', 'relational-databases', 'password-reset'];
 /**
  * Suites about the fake provider itself (its timed boots and starts), run by
  * e2e-fake only: on the e2e installation a fake worker would replace the

@@ -176,20 +176,22 @@ async function instanceTables(db: DataSource): Promise<string[]> {
  * the queued jobs. Vacuumed so that the next case starts from the same table
  * state.
  */
-async function removeCreated(db: DataSource, queue: Queue, tenant: Tenant): Promise<number> {
+async function removeCreated(db: DataSource, queues: Queue[], tenant: Tenant): Promise<number> {
   await settle(db, tenant);
   const tables = await instanceTables(db);
   const count = await db.transaction(async (m) => {
     const ids = (await m.query('SELECT id::text AS id FROM instances WHERE project_id = $1', [tenant.projectId])).map((r: { id: string }) => r.id);
     if (ids.length === 0) return 0;
+    await m.query(`DELETE FROM outbox WHERE payload->>'instanceId' = ANY($1) OR payload->>'proxyHostId' IN (SELECT id::text FROM proxy_hosts WHERE instance_id::text = ANY($1))`, [
+      ids,
+    ]);
     for (const table of tables) await m.query(`DELETE FROM "${table}" WHERE instance_id::text = ANY($1)`, [ids]);
     await m.query(`DELETE FROM address_leases WHERE resource_kind = 'instance' AND resource_id = ANY($1)`, [ids]);
-    await m.query(`DELETE FROM outbox WHERE payload->>'instanceId' = ANY($1)`, [ids]);
     await m.query('DELETE FROM instances WHERE id::text = ANY($1)', [ids]);
     return ids.length as number;
   });
   await db.query(`VACUUM ANALYZE instances, address_leases, outbox${tables.map((t) => `, "${t}"`).join('')}`);
-  await queue.obliterate({ force: true });
+  for (const queue of queues) await queue.obliterate({ force: true });
   return count;
 }
 
@@ -207,9 +209,19 @@ async function footprint(db: DataSource, id: string): Promise<Record<string, unk
     related[table] = (await db.query(`SELECT count(*)::int AS n FROM "${table}" WHERE instance_id = $1`, [id]))[0].n;
   }
   related.address_leases = (await db.query('SELECT count(*)::int AS n FROM address_leases WHERE resource_id = $1', [id]))[0].n;
-  related.outbox = (await db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'instanceId' = $1`, [id]))[0].n;
-  const dispatched = (await db.query(`SELECT count(*)::int AS n FROM outbox WHERE payload->>'instanceId' = $1 AND dispatched_at IS NOT NULL`, [id]))[0].n;
-  return { instance: { ...rest, metadata: Object.keys(row.metadata).sort() }, related, dispatched };
+  const jobs = () =>
+    db.query<{ job_name: string; dispatched: boolean }[]>(
+      `SELECT job_name, dispatched_at IS NOT NULL AS dispatched FROM outbox
+        WHERE payload->>'instanceId' = $1 OR payload->>'proxyHostId' IN (SELECT id::text FROM proxy_hosts WHERE instance_id::text = $1) ORDER BY job_name`,
+      [id],
+    );
+  // Both servers dispatch after the response, not awaited: give that a moment before comparing.
+  let outbox = await jobs();
+  for (let i = 0; i < 50 && outbox.some((j) => !j.dispatched); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    outbox = await jobs();
+  }
+  return { instance: { ...rest, metadata: Object.keys(row.metadata).sort() }, related, outbox };
 }
 
 /**
@@ -267,10 +279,10 @@ async function main(): Promise<number> {
   let bare: ChildProcess | undefined;
   let db: DataSource | undefined;
   let tenant: Tenant | undefined;
-  const queue = new Queue(JOB_QUEUE['instance.create'], {
-    connection: redisConnection(config.REDIS_URL),
-    prefix: config.QUEUE_PREFIX,
-  });
+  // Where a create's jobs go: the instance's and its proxy host's listener.
+  const queues = [JOB_QUEUE['instance.create'], JOB_QUEUE['host.apply']].map(
+    (name) => new Queue(name, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX }),
+  );
   process.once('SIGINT', () => {
     interrupted = true;
     current?.stop();
@@ -285,7 +297,7 @@ async function main(): Promise<number> {
     bare = bareServer.child;
     const urls: Record<Target, string> = { api: stack.http.baseUrl, bare: bareServer.url };
     await checkEquivalent(urls, tenant, db);
-    await removeCreated(db, queue, tenant);
+    await removeCreated(db, queues, tenant);
 
     const results = {} as Partial<Record<CaseName, Record<Target, Measured>>>;
     const sliceSeconds = DURATION_S / SLICES;
@@ -294,7 +306,7 @@ async function main(): Promise<number> {
       for (const target of ['bare', 'api'] as Target[]) {
         log(`${name} / ${target}: warm-up ${WARMUP_S}s`);
         await load(urls[target], tenant, name, WARMUP_S);
-        if (creates) await removeCreated(db, queue, tenant);
+        if (creates) await removeCreated(db, queues, tenant);
       }
       log(`${name}: measuring ${DURATION_S}s per server in ${SLICES} alternating slices, ${CONNECTIONS} connections`);
       const slices: Record<Target, RawResult[]> = { bare: [], api: [] };
@@ -302,7 +314,7 @@ async function main(): Promise<number> {
         for (const target of (i % 2 ? ['api', 'bare'] : ['bare', 'api']) as Target[]) {
           slices[target].push(await load(urls[target], tenant, name, sliceSeconds));
           // Each slice of creates starts from the same tables: none of the bench's instances.
-          if (creates) await removeCreated(db, queue, tenant);
+          if (creates) await removeCreated(db, queues, tenant);
         }
       }
       results[name] = { bare: summarize(urls.bare, slices.bare), api: summarize(urls.api, slices.api) };
@@ -337,11 +349,11 @@ async function main(): Promise<number> {
     if (bare) await stopChild(bare);
     await stack?.stop();
     if (db && tenant) {
-      await removeCreated(db, queue, tenant).catch((err) => log(`cleanup of created rows failed: ${err}`));
+      await removeCreated(db, queues, tenant).catch((err) => log(`cleanup of created rows failed: ${err}`));
       await db.query('DELETE FROM api_keys WHERE project_id = $1', [tenant.projectId]).catch(() => undefined);
       await db.query('DELETE FROM projects WHERE id = $1', [tenant.projectId]).catch(() => undefined);
     }
-    await queue.close();
+    for (const queue of queues) await queue.close();
     await db?.destroy();
     // Every queue of the slot: the api's queue handles leave meta keys even where nothing was added.
     for (const name of ALL_QUEUES) {

@@ -15,15 +15,17 @@
  *                   network driver assign it),
  *                   outbox insert (OutboxService.write), the generated proxy
  *                   host (ProxyHostLifecycle.insert: insert, refreshInstanceDomains,
- *                   notifyEdge), the re-read of the row; after commit
- *                   queue.add and the outbox dispatched_at update
- *                   (OutboxService.dispatch). See InstanceLifecycle.create.
+ *                   its `host.apply` outbox row for the worker's listener),
+ *                   the re-read of the row; after commit, not awaited, one
+ *                   addBulk per queue (instances and routes) and the outbox
+ *                   dispatched_at update (OutboxService.dispatch). See
+ *                   InstanceLifecycle.create.
  *
  * The statements TypeORM generates were captured from its query log (TypeORM
  * 0.3, logging: ['query'] on a DataSource given to the services), and the
  * hot reads' (libs/core/src/database/hot-queries.ts: the flavors page and the
  * catalog lookups) printed from selectAll and hotFindOne; all are copied verbatim
- * below; refreshInstanceDomains, notifyEdge and
+ * below; refreshInstanceDomains and
  * ApiKeyHasher are the project's own code, imported by relative path so that
  * no framework module is loaded here. If the services change their queries,
  * update these: the bench compares what one create of each server leaves in
@@ -40,7 +42,6 @@ import { randomUUID } from 'node:crypto';
 import { Pool, PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { refreshInstanceDomains } from '../libs/core/src/dns/instance-domains';
-import { notifyEdge } from '../libs/core/src/edge/edge-channel';
 import { generatedLabel } from '../libs/core/src/instances/instance.lifecycle';
 import { ApiKeyHasher } from '../libs/core/src/secrets/api-key';
 import { API_KEY_CACHE_TTL_MS } from '../libs/core/src/projects/projects.service';
@@ -62,10 +63,10 @@ const SQL = {
     'INSERT INTO "instances"("id", "project_id", "user_id", "name", "image_id", "image_name", "flavor_id", "network_id", "keypair_name", "security_group_ids", "port", "dname", "user_data", "address", "status", "status_reason", "metadata", "generation", "build_deadline", "created_at", "updated_at") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, DEFAULT, DEFAULT) RETURNING "id", "port", "metadata", "generation", "created_at", "updated_at"',
   insertOutbox: 'INSERT INTO "outbox"("job_name", "job_id", "payload", "created_at", "dispatched_at") VALUES ($1, $2, $3, DEFAULT, DEFAULT) RETURNING "id", "created_at"',
   insertProxyHost:
-    'INSERT INTO "proxy_hosts"("id", "hostname", "project_id", "user_id", "instance_id", "forward_port", "created_at", "updated_at") VALUES (DEFAULT, $1, $2, $3, $4, $5, DEFAULT, DEFAULT) RETURNING "id", "created_at", "updated_at"',
+    'INSERT INTO "proxy_hosts"("id", "hostname", "project_id", "user_id", "instance_id", "forward_port", "generation", "created_at", "updated_at") VALUES (DEFAULT, $1, $2, $3, $4, $5, $6, DEFAULT, DEFAULT) RETURNING "id", "generation", "created_at", "updated_at"',
   instanceById:
     'SELECT "Instance"."id" AS "Instance_id", "Instance"."project_id" AS "Instance_project_id", "Instance"."user_id" AS "Instance_user_id", "Instance"."name" AS "Instance_name", "Instance"."image_id" AS "Instance_image_id", "Instance"."image_name" AS "Instance_image_name", "Instance"."flavor_id" AS "Instance_flavor_id", "Instance"."network_id" AS "Instance_network_id", "Instance"."keypair_name" AS "Instance_keypair_name", "Instance"."security_group_ids" AS "Instance_security_group_ids", "Instance"."port" AS "Instance_port", "Instance"."dname" AS "Instance_dname", "Instance"."user_data" AS "Instance_user_data", "Instance"."address" AS "Instance_address", "Instance"."status" AS "Instance_status", "Instance"."status_reason" AS "Instance_status_reason", "Instance"."metadata" AS "Instance_metadata", "Instance"."generation" AS "Instance_generation", "Instance"."build_deadline" AS "Instance_build_deadline", "Instance"."created_at" AS "Instance_created_at", "Instance"."updated_at" AS "Instance_updated_at" FROM "instances" "Instance" WHERE (("Instance"."id" = $1)) LIMIT 1',
-  markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2)',
+  markDispatched: 'UPDATE "outbox" SET "dispatched_at" = $1 WHERE "id" IN ($2, $3)',
 };
 
 /** InstanceLifecycle's generated name, under the DNS suffix. */
@@ -81,11 +82,9 @@ interface Principal {
 const env = process.env;
 const pool = new Pool({ connectionString: env.DATABASE_URL, max: 20, application_name: 'stratus-bench-bare' });
 const hasher = ApiKeyHasher.fromDataDir(env.DATA_DIR!);
-const queue = new Queue(JOB_QUEUE['instance.create'], {
-  connection: JSON.parse(env.BENCH_REDIS!),
-  prefix: env.QUEUE_PREFIX,
-  defaultJobOptions: DEFAULT_JOB_OPTIONS,
-});
+const queueOf = (name: string) => new Queue(name, { connection: JSON.parse(env.BENCH_REDIS!), prefix: env.QUEUE_PREFIX, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+const queue = queueOf(JOB_QUEUE['instance.create']);
+const routesQueue = queueOf(JOB_QUEUE['host.apply']);
 const buildDeadlineMs = Number(env.INSTANCE_BUILD_DEADLINE_MS ?? 15 * 60_000);
 const dnsSuffix = env.DNS_DOMAIN_SUFFIX ?? 'localhost';
 
@@ -153,7 +152,8 @@ app.post('/v1/instances', async (req, reply) => {
   const payload = { instanceId: id, generation: 1 };
   const client: PoolClient = await pool.connect();
   let row: Record<string, any>;
-  let outboxId: string;
+  let outboxIds: [string, string];
+  let hostJob: { id: string; payload: { proxyHostId: string; generation: number } };
   try {
     await client.query('START TRANSACTION');
     const manager = { query: async (sql: string, params: unknown[]) => (await client.query(sql, params)).rows };
@@ -179,10 +179,12 @@ app.post('/v1/instances', async (req, reply) => {
       1,
       new Date(Date.now() + buildDeadlineMs),
     ]);
-    outboxId = (await client.query(SQL.insertOutbox, ['instance.create', jobId, JSON.stringify(payload)])).rows[0].id;
-    await client.query(SQL.insertProxyHost, [hostname, principal.projectId, principal.userId, id, port]);
+    const instanceOutbox = (await client.query(SQL.insertOutbox, ['instance.create', jobId, JSON.stringify(payload)])).rows[0].id;
+    const host = (await client.query(SQL.insertProxyHost, [hostname, principal.projectId, principal.userId, id, port, 1])).rows[0];
     await refreshInstanceDomains(manager as unknown as EntityManager, id);
-    await notifyEdge(manager as unknown as EntityManager, 'hosts');
+    hostJob = { id: resourceJobId('host.apply', host.id, host.generation), payload: { proxyHostId: host.id, generation: host.generation } };
+    const hostOutbox = (await client.query(SQL.insertOutbox, ['host.apply', hostJob.id, JSON.stringify(hostJob.payload)])).rows[0].id;
+    outboxIds = [instanceOutbox, hostOutbox];
     row = (await client.query(SQL.instanceById, [id])).rows[0];
     await client.query('COMMIT');
   } catch (err) {
@@ -191,12 +193,13 @@ app.post('/v1/instances', async (req, reply) => {
   } finally {
     client.release();
   }
-  try {
-    await queue.add('instance.create', payload, { jobId });
-    await pool.query(SQL.markDispatched, [new Date(), outboxId]);
-  } catch {
-    // as OutboxService.dispatch: best effort, the relay would retry
-  }
+  // As OutboxService.dispatch: best effort and not awaited, the relay would retry.
+  void Promise.all([
+    queue.addBulk([{ name: 'instance.create', data: payload, opts: { jobId } }]),
+    routesQueue.addBulk([{ name: 'host.apply', data: hostJob.payload, opts: { jobId: hostJob.id } }]),
+  ])
+    .then(() => pool.query(SQL.markDispatched, [new Date(), ...outboxIds]))
+    .catch(() => undefined);
   reply.code(202);
   return {
     id,
@@ -212,6 +215,7 @@ app.post('/v1/instances', async (req, reply) => {
 async function shutdown(): Promise<void> {
   await app.close().catch(() => undefined);
   await queue.close().catch(() => undefined);
+  await routesQueue.close().catch(() => undefined);
   await pool.end().catch(() => undefined);
   process.exit(0);
 }

@@ -1,5 +1,6 @@
 /**
  * databases: time from POST to ready of each managed database engine
+ * (PostgreSQL, Redis, ClickHouse, MariaDB)
  * (median and p95 of BENCH_RUNS, default 10), and in the same run the raw
  * time to start the same server without the control plane: the local
  * provider's driver called directly (copy of the template, spawn as the run
@@ -12,7 +13,7 @@
  */
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '4';
 
-import { databaseServerKey, DatabaseEngine, ENGINE_PORTS, generateDatabasePassword, scramSha256Verifier, sha256Hex } from '@stratus/core';
+import { databaseServerKey, DatabaseEngine, ENGINE_PORTS, engineVerifier, generateDatabasePassword } from '@stratus/core';
 import { DatabaseDriver, HostAccounts, installationId, localDatabaseDirs } from '@stratus/providers';
 import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
 import { Queue } from 'bullmq';
@@ -31,7 +32,16 @@ const ALL_ENGINES: Array<{ engine: DatabaseEngine; collection: string; body: Rec
   { engine: 'postgres', collection: 'databases', body: { version: '16' }, targetMs: 1000 },
   { engine: 'redis', collection: 'cache', body: {}, targetMs: 300 },
   { engine: 'clickhouse', collection: 'analytics', body: {}, targetMs: 2000 },
+  { engine: 'mariadb', collection: 'relational-databases', body: { engine: 'mariadb' }, targetMs: 2000 },
 ];
+
+/** What the API would store for each engine, defaults applied (the direct start's spec). */
+const DIRECT_SPEC: Record<string, { version: string | null; dbName: string | null; dbUser: string | null }> = {
+  postgres: { version: '16', dbName: 'app', dbUser: 'appuser' },
+  redis: { version: '7', dbName: null, dbUser: null },
+  clickhouse: { version: null, dbName: 'analytics', dbUser: 'appuser' },
+  mariadb: { version: '10.11', dbName: 'app', dbUser: 'appuser' },
+};
 
 /** BENCH_ENGINES (e.g. `redis,clickhouse`) runs some engines only. */
 const ENGINES = ALL_ENGINES.filter(({ engine }) => !process.env.BENCH_ENGINES || process.env.BENCH_ENGINES.split(',').includes(engine));
@@ -148,17 +158,21 @@ function medianPhases(runs: Phases[]): Phases {
 
 /**
  * Waits until the worker has made its spare again (DATABASE_SPARES): a
- * started Redis (its unix socket is there), a PostgreSQL data folder copy
- * (whole, none half-made). Without spares there is nothing to wait for.
+ * started Redis (its unix socket is there), a PostgreSQL or MariaDB data
+ * folder copy (whole, none half-made). Without spares there is nothing to wait for.
  */
 async function madeAhead(dataDir: string, engine: DatabaseEngine): Promise<void> {
+  // ClickHouse has no spares or copies made ahead.
   if (process.env.DATABASE_SPARES === '0' || engine === 'clickhouse') return;
   const { servers, templates } = localDatabaseDirs(dataDir);
-  const copies = join(templates, 'copies');
+  const madeCopy = (copies: string, prefix: string) =>
+    existsSync(copies) && readdirSync(copies).some((n) => n.startsWith(prefix)) && !readdirSync(copies).some((n) => n.startsWith('.tmp-'));
   const ready = () =>
     engine === 'redis'
       ? readdirSync(servers).some((n) => n.startsWith('spare-redis-') && existsSync(join(servers, n, 'run', 'redis.sock')))
-      : existsSync(copies) && readdirSync(copies).some((n) => n.startsWith('postgres-')) && !readdirSync(copies).some((n) => n.startsWith('.tmp-'));
+      : engine === 'mariadb'
+        ? madeCopy(join(templates, 'mariadb-copies'), 'socket-root-')
+        : madeCopy(join(templates, 'copies'), 'pg-scram-');
   for (const deadline = Date.now() + 30_000; !ready(); await sleep(20)) {
     if (Date.now() > deadline) throw new Error(`the worker made no spare ${engine} within 30 s`);
   }
@@ -175,12 +189,10 @@ async function direct(driver: DatabaseDriver, engine: DatabaseEngine, i: number,
     {
       key,
       engine,
-      version: engine === 'postgres' ? '16' : engine === 'redis' ? '7' : null,
+      ...DIRECT_SPEC[engine],
       address,
       port: ENGINE_PORTS[engine],
-      dbName: engine === 'postgres' ? 'app' : engine === 'clickhouse' ? 'analytics' : null,
-      dbUser: engine === 'redis' ? null : 'appuser',
-      passwordVerifier: engine === 'postgres' ? await scramSha256Verifier(password) : sha256Hex(password),
+      passwordVerifier: await engineVerifier(engine, password),
       superuser: false,
       extensions: [],
       ha: false,

@@ -41,9 +41,12 @@ if (process.argv.includes('--all')) {
 // Debian packages the first start needs (the edge's HAProxy, nftables, the
 // embedded Redis): installed when root with apt, else listed. `--all` adds
 // what the worker would otherwise install on first use (ClickHouse,
-// PostgreSQL 15 with postgis and pgaudit): the test suite asks for it.
+// PostgreSQL 15 with postgis and pgaudit), `--browser` the Chromium the
+// browser tests drive: the test suite asks for both.
 if (process.platform === 'linux') {
   const { spawnSync } = require('node:child_process');
-  const result = spawnSync('sh', [join(root, 'scripts', 'ensure-system-packages.sh'), ...process.argv.slice(2).filter((a) => a === '--all')], { stdio: 'inherit' });
+  const result = spawnSync('sh', [join(root, 'scripts', 'ensure-system-packages.sh'), ...process.argv.slice(2).filter((a) => a === '--all' || a === '--browser')], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) console.warn('[stratus] system packages could not be installed; what needs them fails with a reason');
 }

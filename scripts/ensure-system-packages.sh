@@ -9,8 +9,8 @@
 #   nftables      the local provider's packet filter: security groups and the instance boundary
 #   redis-server  the embedded Redis (only when REDIS_URL is unset), and cache databases
 #
-# What only some resources need (ClickHouse for analytics, PostgreSQL 15
-# with postgis or pgaudit) is installed by the worker when the first
+# What only some resources need (ClickHouse for analytics, MariaDB for
+# relational databases, PostgreSQL 15 with postgis or pgaudit) is installed by the worker when the first
 # resource asks for it (SYSTEM_PACKAGES_INSTALL); the resource stays
 # `provisioning` meanwhile, its status_reason saying so.
 #
@@ -18,9 +18,17 @@
 # must not wait for them):
 #
 #   clickhouse-server        analytics (ClickHouse 18.16)
+#   mariadb-server           relational databases with engine mariadb (MariaDB 10.11)
+#   mariadb-client           the client the worker administers them with
 #   postgresql-15            PostgreSQL 15, for postgis and pgaudit
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
+#
+# With --browser, what the browser tests drive (the test suite asks for it,
+# the container image does not: it is ~300 MB nobody runs in production):
+#
+#   chromium          headless Chromium, driven by playwright-core
+#   fonts-liberation  a font for its pages, so screenshots are readable
 #
 # STRATUS_SKIP_SYSTEM_PACKAGES=1 skips this step.
 set -eu
@@ -33,15 +41,24 @@ why() {
     openssl) echo "the gateway's placeholder certificate" ;;
     nftables) echo "security groups and the instance boundary" ;;
     redis-server) echo "the embedded Redis, as REDIS_URL is unset" ;;
+    chromium | fonts-liberation) echo "the browser tests" ;;
     *) echo "asked for with --all" ;;
   esac
 }
 
 PACKAGES="haproxy openssl nftables"
 ALL=""
-[ "${1:-}" = "--all" ] && ALL=1
+BROWSER=""
+for arg in "$@"; do
+  case "$arg" in
+    --all) ALL=1 ;;
+    --browser) BROWSER=1 ;;
+    *) echo "[stratus] unknown option $arg (--all, --browser)" >&2; exit 2 ;;
+  esac
+done
 if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
-[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit"
+[ -n "$BROWSER" ] && PACKAGES="$PACKAGES chromium fonts-liberation"
 
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }
 
@@ -70,7 +87,7 @@ if [ ! -e "$policy" ]; then
 fi
 cleanup() { [ -n "$created_policy" ] && rm -f "$policy"; return 0; }
 trap cleanup EXIT
-apt-get update -qq
+apt-get update -qq -o DPkg::Lock::Timeout=300
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 $missing >/dev/null
 echo "[stratus] system packages installed"

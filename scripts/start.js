@@ -1,6 +1,6 @@
 // `npm start`: install what is missing, build, start an embedded PostgreSQL
 // and Redis where none is configured or answering (scripts/embedded.ts), set
-// up the database and the first project, then run the api, the worker and
+// up the database and the first project, then run the api, the worker(s) and
 // the edge until interrupted, starting again whichever of them (embedded
 // servers included) exits on its own.
 // Plain Node on purpose: it runs before anything is installed or built.
@@ -17,8 +17,35 @@ const RESTART_FIRST_MS = 250;
 const RESTART_MAX_MS = 30_000;
 /** A process that ran this long was healthy: its next crash restarts it after RESTART_FIRST_MS again. */
 const HEALTHY_UPTIME_MS = 60_000;
-/** How long a stop waits for the processes before it kills them. */
-const STOP_TIMEOUT_MS = 10_000;
+/**
+ * How many api and worker processes run: `--api-processes=N` and
+ * `--worker-processes=N` (after `npm start --`), else API_PROCESSES and
+ * WORKER_PROCESSES, else one each. The api's processes share its port
+ * (node:cluster, inside the api); each worker is a process of its own here.
+ */
+const counts = { api: processCount('api-processes', 'API_PROCESSES'), worker: processCount('worker-processes', 'WORKER_PROCESSES') };
+// The api reads its count itself (it runs the cluster), whichever way it was given.
+process.env.API_PROCESSES = String(counts.api);
+
+/**
+ * How long a stop waits for the processes before it kills them: their own
+ * bound (SHUTDOWN_TIMEOUT_MS, in which requests and jobs under way finish)
+ * and a little for closing their connections and exiting.
+ */
+const SHUTDOWN_TIMEOUT_MS = /^\d+$/.test(process.env.SHUTDOWN_TIMEOUT_MS || '') ? Number(process.env.SHUTDOWN_TIMEOUT_MS) : 10_000;
+const STOP_TIMEOUT_MS = SHUTDOWN_TIMEOUT_MS + 5_000;
+
+/** A count of processes from `--<flag>=N` or the variable `name`; a bad one stops the start here, naming it. */
+function processCount(flag, name) {
+  const given = process.argv.find((a) => a.startsWith(`--${flag}=`));
+  const value = given ? given.slice(flag.length + 3) : process.env[name];
+  if (value === undefined || value === '') return 1;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) {
+    console.error(`[stratus] ${given ? `--${flag}` : name} must be a whole number from 1 to 64, not ${JSON.stringify(value)}`);
+    process.exit(1);
+  }
+  return Number(value);
+}
 
 require('./ensure-deps');
 console.log('[stratus] building...');
@@ -35,13 +62,40 @@ if (plan.status !== 0) process.exit(1);
 const embedded = JSON.parse(plan.stdout).map((spec) => ({ name: spec.name, spec, child: null, startedAt: 0, delay: RESTART_FIRST_MS, timer: null }));
 
 /**
- * Each of the three runs on its own: the edge (and its HAProxy processes)
- * serves routes and proxy hosts with the api and the worker gone, so one
- * process crashing must not take the others down. A crashed one is started
- * again with exponential backoff, so one that cannot boot (PostgreSQL down,
- * a port taken) retries without spinning.
+ * Each runs on its own: the edge (and its HAProxy processes) serves routes
+ * and proxy hosts with the api and the workers gone, so one process crashing
+ * must not take the others down. A crashed one is started again with
+ * exponential backoff, so one that cannot boot (PostgreSQL down, a port
+ * taken) retries without spinning. Workers share the queues through Redis
+ * (BullMQ's locks give each job to one of them), so more of them need
+ * nothing but more processes; there is one edge per host.
  */
-const services = ['api', 'worker', 'edge'].map((name) => ({ name, spec: null, child: null, startedAt: 0, delay: RESTART_FIRST_MS, timer: null }));
+const workerNames = counts.worker === 1 ? ['worker'] : Array.from({ length: counts.worker }, (_, i) => `worker-${i + 1}`);
+/**
+ * Each worker's /metrics listener: WORKER_METRICS_LISTEN (default
+ * 127.0.0.1:9464) for the first, the next ports for the others, so that
+ * every worker can be scraped.
+ */
+function workerMetricsListen(index) {
+  const listen = process.env.WORKER_METRICS_LISTEN || '127.0.0.1:9464';
+  if (listen === 'off' || index === 0) return listen;
+  const at = listen.lastIndexOf(':');
+  return `${listen.slice(0, at)}:${Number(listen.slice(at + 1)) + index}`;
+}
+const services = [
+  { name: 'api', app: 'api' },
+  ...workerNames.map((name, i) => ({ name, app: 'worker', env: { WORKER_METRICS_LISTEN: workerMetricsListen(i) } })),
+  { name: 'edge', app: 'edge' },
+].map(({ name, app, env }) => ({
+  name,
+  app,
+  env: env ?? {},
+  spec: null,
+  child: null,
+  startedAt: 0,
+  delay: RESTART_FIRST_MS,
+  timer: null,
+}));
 
 /** Runs a command in the foreground; false (its own output said why) when it failed. */
 function attempt(cmd) {
@@ -57,7 +111,7 @@ function attempt(cmd) {
 function spawnService(service) {
   const spec = service.spec;
   if (!spec) {
-    return spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.name}/src/main.js`], { cwd: root, stdio: 'inherit', env: process.env });
+    return spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service.app}/src/main.js`], { cwd: root, stdio: 'inherit', env: { ...process.env, ...service.env } });
   }
   // The servers' own output goes to ours, prefixed, so a failed start shows why.
   const child = spawn(spec.bin, spec.args, {
@@ -196,7 +250,7 @@ async function announce() {
     try {
       if ((await fetch(`${base}/ready`)).ok) {
         console.log(
-          `\n[stratus] up:\n  API          ${base}\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`,
+          `\n[stratus] up:\n  API          ${base} (${counts.api} api, ${counts.worker} worker process${counts.worker === 1 ? '' : 'es'})\n  OpenAPI      ${base}/docs (JSON: ${base}/docs/json)\n  Queues       ${base}/admin/queues (user operator)\n  Proxy hosts  http://<name>.${process.env.DNS_DOMAIN_SUFFIX || 'localhost'}:${process.env.EDGE_HTTP_PORT || '8081'}/\n  Credentials  ${join(process.env.DATA_DIR || join(root, '.data'), 'credentials.json')}\n`,
         );
         if (!['true', '1'].includes(process.env.PUBLIC_ENDPOINTS_REQUIRE_AUTH || '')) {
           console.log(

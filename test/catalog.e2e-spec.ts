@@ -1,5 +1,7 @@
+import { Flavor, forgetProjectImage, Image, Keypair, Network, recordProjectImage, SecurityGroup, syncCatalog } from '@stratus/core';
 import { createTenant, Tenant, TestStack, testDataSource } from '@stratus/testing';
-import { DataSource } from 'typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, IsNull } from 'typeorm';
 
 describe('lookup resources', () => {
   let stack: TestStack;
@@ -68,6 +70,46 @@ describe('lookup resources', () => {
     expect(res.status).toBe(200);
     expect(res.body.items.length).toBeGreaterThan(0);
     expect(res.body).toHaveProperty('next_cursor', null);
+  });
+
+  it("a project's own image (a snapshot) is listed and bootable for that project alone, and the catalog sync keeps it", async () => {
+    const other = await createTenant(db);
+    const image = { id: `snap-${randomUUID()}`, name: 'web, as it was', description: 'snapshot of an instance', projectId: tenant.projectId };
+    expect(await recordProjectImage(db.manager, image)).toBe(true);
+    expect(await recordProjectImage(db.manager, image)).toBe(true);
+    // Never taken over: not by another project, not from the provider's catalog.
+    expect(await recordProjectImage(db.manager, { ...image, projectId: other.projectId })).toBe(false);
+    expect(await recordProjectImage(db.manager, { ...image, id: 'plain' })).toBe(false);
+
+    const ids = async (t: Tenant) => ((await stack.http.get('/v1/images?limit=100', { 'x-api-key': t.apiKey })).body.items as Array<{ id: string }>).map((i) => i.id);
+    const mine = (await stack.http.get('/v1/images?limit=100', { 'x-api-key': tenant.apiKey })).body.items;
+    expect(mine).toContainEqual({ id: image.id, name: image.name, description: image.description, visibility: 'private' });
+    expect(mine.find((i: { id: string }) => i.id === 'plain')).toMatchObject({ visibility: 'public' });
+    expect(await ids(other)).not.toContain(image.id);
+    expect(await ids(other)).toContain('plain');
+
+    const boot = { name: 'from-snapshot', image_id: image.id, flavor_id: 'm1.small', network_id: 'private', keypair_name: 'default' };
+    const refused = await stack.http.post('/v1/instances', boot, { 'x-api-key': other.apiKey });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toEqual({ code: 'bad_request', message: expect.stringContaining('image_id') });
+
+    // The provider's catalog, synced again as the worker does: the project's image stays, the public ones too.
+    const publicImages = await db.getRepository(Image).findBy({ projectId: IsNull() });
+    await db.transaction(async (m) =>
+      syncCatalog(m, {
+        flavors: await m.find(Flavor),
+        images: publicImages,
+        networks: await m.find(Network),
+        keypairs: await m.find(Keypair),
+        securityGroups: await m.find(SecurityGroup),
+      }),
+    );
+    expect(await ids(tenant)).toEqual(expect.arrayContaining([image.id, 'plain']));
+
+    await forgetProjectImage(db.manager, image.id, other.projectId);
+    expect(await ids(tenant)).toContain(image.id);
+    await forgetProjectImage(db.manager, image.id, tenant.projectId);
+    expect(await ids(tenant)).not.toContain(image.id);
   });
 
   it.each([

@@ -60,11 +60,12 @@ describe("tenant isolation on the local provider: B's instance against A's serve
       cloud: s.stack.http.with({ authorization: `Bearer ${s.other.token}` }),
     };
 
-    // A: one server of each engine, an instance with a secret in its home, and a volume attached to it holding the same.
-    const [pg, cache, ch] = await Promise.all([
+    // A: one server of each engine (MariaDB for the relational collection), an instance with a secret in its home, and a volume attached to it holding the same.
+    const [pg, cache, ch, maria] = await Promise.all([
       createManaged(a.api, 'databases', { name: 'a-pg' }),
       createManaged(a.api, 'cache', { name: 'a-cache' }),
       createManaged(a.api, 'analytics', { name: 'a-events' }),
+      createManaged(a.api, 'relational-databases', { name: 'a-maria', engine: 'mariadb' }),
     ]);
     const [aVolume, bVolume] = await Promise.all([volume(a.cloud, 'a-vol'), volume(b.cloud, 'b-vol')]);
     const aInstance = await a.api.post('/v1/instances', {
@@ -78,10 +79,11 @@ exit 0
 `,
     });
     expect(aInstance.status).toBe(202);
-    const [pgReady, cacheReady, chReady] = await Promise.all([
+    const [pgReady, cacheReady, chReady, mariaReady] = await Promise.all([
       waitForDatabase(a.api, 'databases', pg.body.id),
       waitForDatabase(a.api, 'cache', cache.body.id),
       waitForDatabase(a.api, 'analytics', ch.body.id),
+      waitForDatabase(a.api, 'relational-databases', maria.body.id),
       waitForInstance(a.api, aInstance.body.id),
     ]);
     await attach(a.cloud, aVolume, aInstance.body.id);
@@ -98,6 +100,11 @@ exit 0
     const pgUrl = (user: string, password: string) => `postgresql://${user}${password ? `:${password}` : ''}@${pgReady.floating_ip}:5432/${pgReady.db_name}`;
     const sql = `-X -w -tAc 'SELECT rolsuper FROM pg_roles WHERE rolname = current_user'`;
     const chUrl = `http://${chReady.floating_ip}:8123/?query=SELECT%201`;
+    const mariaKey = `mariadb-${maria.body.id}`;
+    const mariaPid = serverPid(dataDir, mariaKey);
+    const mariaSocket = join(dataDir, 'databases', mariaKey, 'run', 'mysqld.sock');
+    const mariaCli = (how: string, user: string) => `mariadb --no-defaults ${how} --user=${user} --connect-timeout=10 -e "SELECT 1"`;
+    const mariaTcp = `--host=${mariaReady.floating_ip} --port=3306`;
 
     const probes: Probe[] = [
       // What is B's own, and A's servers with A's passwords: all must work, so a probe that cannot run cannot pass.
@@ -107,6 +114,7 @@ exit 0
       { name: 'pg-with-password', command: `psql "${pgUrl(pgReady.db_user, '$PG_PASSWORD')}" ${sql}` },
       { name: 'redis-with-password', command: `sh -c 'redis-cli -h ${cacheReady.floating_ip} --no-auth-warning -a "$REDIS_PASSWORD" PING | grep -qx PONG'` },
       { name: 'clickhouse-with-password', command: `sh -c 'curl -sf -u "appuser:$CH_PASSWORD" "${chUrl}" | grep -qx 1'` },
+      { name: 'maria-with-password', command: `sh -c 'MYSQL_PWD="$MARIA_PASSWORD" ${mariaCli(mariaTcp, mariaReady.db_user)} ${mariaReady.db_name}'` },
       // A's servers without the password, over their sockets and addresses.
       { name: 'pg-socket-postgres', command: `psql -h ${pgRun} -U postgres ${sql} postgres` },
       { name: 'pg-socket-app', command: `psql -h ${pgRun} -U ${pgReady.db_user} ${sql} ${pgReady.db_name}` },
@@ -117,6 +125,13 @@ exit 0
       { name: 'clickhouse-anonymous', command: `sh -c 'curl -sf "${chUrl}" | grep -qx 1'` },
       { name: 'clickhouse-default', command: `sh -c 'curl -sf -u default: "${chUrl}" | grep -qx 1'` },
       { name: 'clickhouse-app', command: `sh -c 'curl -sf -u appuser: "${chUrl}" | grep -qx 1'` },
+      { name: 'maria-socket-root', command: mariaCli(`--socket=${mariaSocket}`, 'root') },
+      { name: 'maria-socket-app', command: mariaCli(`--socket=${mariaSocket}`, mariaReady.db_user) },
+      { name: 'maria-tcp-root', command: mariaCli(mariaTcp, 'root') },
+      { name: 'maria-tcp-app', command: mariaCli(mariaTcp, mariaReady.db_user) },
+      { name: 'maria-data', command: `ls ${join(dataDir, 'databases', mariaKey, 'data')}` },
+      { name: 'maria-settings', command: `cat ${join(dataDir, 'databases', mariaKey, 'my.cnf')}` },
+      { name: 'maria-signal', command: `kill -0 ${mariaPid}` },
       { name: 'pg-data', command: `ls ${join(dataDir, 'databases', pgKey, 'data')}` },
       { name: 'pg-log', command: `cat ${join(dataDir, 'databases', pgKey, 'server.log')}` },
       // A's instance: home, user_data, volume, console, processes.
@@ -144,7 +159,8 @@ exit 0
     const handedOver = join(bHome, '.stratus', 'a-passwords');
     writeFileSync(
       handedOver,
-      `PG_PASSWORD=${pg.body.db_password}\nREDIS_PASSWORD=${cache.body.password}\nCH_PASSWORD=${ch.body.db_password}\nexport PG_PASSWORD REDIS_PASSWORD CH_PASSWORD\n`,
+      `PG_PASSWORD=${pg.body.db_password}\nREDIS_PASSWORD=${cache.body.password}\nCH_PASSWORD=${ch.body.db_password}\nMARIA_PASSWORD=${maria.body.db_password}\n` +
+        'export PG_PASSWORD REDIS_PASSWORD CH_PASSWORD MARIA_PASSWORD\n',
       { mode: 0o600 },
     );
     chownSync(handedOver, statSync(bHome).uid, statSync(bHome).gid);
@@ -163,15 +179,15 @@ exit 0
   }, 300_000);
 
   it("B's instance reaches what is its own, and A's servers with A's passwords (the probes work)", () => {
-    const controls = ['own-home', 'own-volume', 'own-signal', 'pg-with-password', 'redis-with-password', 'clickhouse-with-password'];
+    const controls = ['own-home', 'own-volume', 'own-signal', 'pg-with-password', 'redis-with-password', 'clickhouse-with-password', 'maria-with-password'];
     expect(Object.fromEntries(controls.map((name) => [name, results.get(name)]))).toEqual(Object.fromEntries(controls.map((name) => [name, 'ok'])));
     // PostgreSQL's app user is not a superuser, and the probe saw the server's answer.
     expect(logs('pg-with-password').trim()).toBe('f');
   });
 
   it("B's instance reaches none of A's servers without a password, over sockets or addresses", () => {
-    const names = [...results.keys()].filter((n) => /^(pg|redis|clickhouse)-/.test(n) && !n.endsWith('-with-password'));
-    expect(names.length).toBeGreaterThanOrEqual(9);
+    const names = [...results.keys()].filter((n) => /^(pg|redis|clickhouse|maria)-/.test(n) && !n.endsWith('-with-password'));
+    expect(names.length).toBeGreaterThanOrEqual(16);
     // Not only out of reach: no connection is trusted for where it comes from, the unix socket included.
     expect(pgHba.split('\n').filter((line) => /^\s*[^#\s]/.test(line) && /\btrust\b/.test(line))).toEqual([]);
     expect(Object.fromEntries(names.map((name) => [name, results.get(name)]))).toEqual(Object.fromEntries(names.map((name) => [name, 'refused'])));

@@ -181,23 +181,34 @@ describe('OpenAPI document', () => {
     expect(dataOf(await anonymous.PUT('/api/cloud/dns/proxy-hosts/{proxyHostId}', { ...hostPath, body: { updateData: { forwardPort: 8080 } } })).forwardPort).toBe(8080);
     dataOf(await anonymous.DELETE('/api/cloud/dns/proxy-hosts/{proxyHostId}', hostPath));
 
-    // The three kinds of database server: create, list, get, delete.
-    // Each create's password is recorded for the leak check that runs last.
+    // The four kinds of database server: create, list, get, reset the password once ready, delete.
+    // Each create's and reset's password is recorded for the leak check that runs last.
     const pg = dataOf(await api.POST('/v1/databases', { body: { ...DB_PLACEMENT, name: 'tour-pg' } }));
     const cache = dataOf(await api.POST('/v1/cache', { body: { ...DB_PLACEMENT, name: 'tour-cache' } }));
     const ch = dataOf(await api.POST('/v1/analytics', { body: { ...DB_PLACEMENT, name: 'tour-ch' } }));
-    [pg.db_password, cache.password, ch.db_password].forEach(recordIssuedPassword);
-    const servers: Array<['/v1/databases' | '/v1/cache' | '/v1/analytics', number]> = [
+    const maria = dataOf(await api.POST('/v1/relational-databases', { body: { ...DB_PLACEMENT, name: 'tour-maria', engine: 'mariadb' } }));
+    [pg.db_password, cache.password, ch.db_password, maria.db_password].forEach(recordIssuedPassword);
+    const servers: Array<['/v1/databases' | '/v1/cache' | '/v1/analytics' | '/v1/relational-databases', number]> = [
       ['/v1/databases', pg.id],
       ['/v1/cache', cache.id],
       ['/v1/analytics', ch.id],
+      ['/v1/relational-databases', maria.id],
     ];
     for (const [collection, id] of servers) {
       expect(dataOf(await api.GET(collection)).map((d) => d.id)).toContain(id);
       const path = { params: { path: { id: String(id) } } };
-      dataOf(await api.GET(`${collection}/{id}`, path));
+      await waitFor(`${collection}/${id} ready`, async () => dataOf(await api.GET(`${collection}/{id}`, path)).status === 'ready', { timeoutMs: 120_000, intervalMs: 100 });
+      const reset = dataOf(await api.POST(`${collection}/{id}/reset-password`, path));
+      recordIssuedPassword('password' in reset ? reset.password : reset.db_password);
       expect((await api.DELETE(`${collection}/{id}`, path)).response.status).toBe(204);
     }
+
+    // A cluster: create, list, get, delete (its build and healing are the clusters suite's).
+    const cluster = dataOf(await api.POST('/v1/clusters', { body: { name: 'tour', image: 'plain', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' } }));
+    expect(cluster.message).toBe('Stack creation started');
+    expect(dataOf(await api.GET('/v1/clusters')).map((c) => c.id)).toContain(cluster.id);
+    dataOf(await api.GET('/v1/clusters/{id}', { params: { path: { id: cluster.id } } }));
+    expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: cluster.id } } })).response.status).toBe(204);
 
     expect((await api.DELETE('/v1/instances/{id}', { params: { path: { id: instance.id } } })).response.status).toBe(204);
 

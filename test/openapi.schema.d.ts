@@ -75,7 +75,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Images that instances boot from (image_id) */
+    /** Images that instances boot from (image_id): the provider's and the project's own snapshots */
     get: operations['Catalog_images'];
     put?: never;
     post?: never;
@@ -413,6 +413,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/databases/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Databases_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/databases/{id}': {
     parameters: {
       query?: never;
@@ -449,6 +469,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/cache/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Cache_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/cache/{id}': {
     parameters: {
       query?: never;
@@ -462,6 +502,62 @@ export interface paths {
     post?: never;
     /** Delete a server of this kind */
     delete: operations['Cache_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/relational-databases': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's servers of this kind, newest first, a page at a time (no passwords); ?wait= long-polls for a change */
+    get: operations['RelationalDatabases_list'];
+    put?: never;
+    /** Create a MariaDB or MySQL database server */
+    post: operations['RelationalDatabases_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/relational-databases/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['RelationalDatabases_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/relational-databases/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One server of this kind (no password); ?wait= long-polls for a change, as for ready */
+    get: operations['RelationalDatabases_get'];
+    put?: never;
+    post?: never;
+    /** Delete a server of this kind */
+    delete: operations['RelationalDatabases_delete'];
     options?: never;
     head?: never;
     patch?: never;
@@ -485,6 +581,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/analytics/{id}/reset-password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A new password for a ready server, returned once
+     * @description Answers once the server holds the newly generated password and refuses the old one (or, should the server take longer than DATABASE_PASSWORD_RESET_WAIT_MS, with the password it is about to take). Sessions opened with the old password stay open on PostgreSQL, MariaDB and MySQL; Redis and ClickHouse restart to take it, which ends their open connections.
+     */
+    post: operations['Analytics_resetPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/analytics/{id}': {
     parameters: {
       query?: never;
@@ -498,6 +614,42 @@ export interface paths {
     post?: never;
     /** Delete a server of this kind */
     delete: operations['Analytics_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/clusters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The project's clusters, newest first, a page at a time, with build progress, members, balancer, events and placement */
+    get: operations['Clusters_list'];
+    put?: never;
+    /** Create a cluster: members built one at a time behind a load balancer (poll the list until CREATE_COMPLETE) */
+    post: operations['Clusters_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/clusters/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One cluster */
+    get: operations['Clusters_get'];
+    put?: never;
+    post?: never;
+    /** Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone */
+    delete: operations['Clusters_delete'];
     options?: never;
     head?: never;
     patch?: never;
@@ -589,6 +741,11 @@ export interface components {
       id: string;
       name: string;
       description: string;
+      /**
+       * @description public: the provider's, for every project; private: a snapshot of one of this project's instances, for it alone
+       * @enum {string}
+       */
+      visibility: 'public' | 'private';
     };
     ImagePage: {
       items: components['schemas']['ImageView'][];
@@ -951,7 +1108,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -972,7 +1129,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1021,7 +1178,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1040,12 +1197,94 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
       /** @enum {string} */
       version: '7' | '6';
+      /** Format: date-time */
+      updated_at: string;
+      /** @description why the server is in error */
+      status_reason: string | null;
+    };
+    CreateRelationalDatabaseDto: {
+      /**
+       * @description lowercase letters and hyphens
+       * @example orders-db
+       */
+      name: string;
+      /** @description server size, from GET /v1/flavors (id or name) */
+      flavor_id: string;
+      /** @description private network, from GET /v1/networks */
+      network_id: string;
+      /** @description from GET /v1/keypairs */
+      keypair_name: string;
+      /**
+       * @default [
+       *       "default"
+       *     ]
+       */
+      security_group_names?: string[];
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      /** @description per engine, mariadb: 10.11, 11.4 (default 10.11); mysql: 8.0, 8.4 (default 8.0) */
+      version?: string;
+      /** @default app */
+      db_name?: string;
+      /** @default appuser */
+      db_user?: string;
+      /** @description generated when omitted; returned once, never stored */
+      db_password?: string;
+      /**
+       * @description grants db_user every privilege on every database (WITH GRANT OPTION); otherwise all privileges on db_name only
+       * @default false
+       */
+      superuser?: boolean;
+    };
+    RelationalCreatedView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      db_name: string;
+      db_user: string;
+      /** @description mariadb 10.11 or 11.4, mysql 8.0 or 8.4 */
+      db_version: string;
+      /** @description plaintext, in this answer only */
+      db_password: string;
+    };
+    RelationalView: {
+      id: number;
+      name: string;
+      /**
+       * @description provisioning, then ready or error; deleting once a delete has started
+       * @enum {string}
+       */
+      status: 'provisioning' | 'ready' | 'error' | 'deleting';
+      /** @description null until assigned */
+      floating_ip: string | null;
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
+      port: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      engine: 'mariadb' | 'mysql';
+      db_name: string;
+      db_user: string;
+      /** @description mariadb 10.11 or 11.4, mysql 8.0 or 8.4 */
+      db_version: string;
       /** Format: date-time */
       updated_at: string;
       /** @description why the server is in error */
@@ -1091,7 +1330,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1110,7 +1349,7 @@ export interface components {
       status: 'provisioning' | 'ready' | 'error' | 'deleting';
       /** @description null until assigned */
       floating_ip: string | null;
-      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123 */
+      /** @description PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306 */
       port: number;
       /** Format: date-time */
       created_at: string;
@@ -1120,6 +1359,175 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
+    };
+    CreateClusterDto: {
+      name: string;
+      /** @description image (or snapshot) id or name every member boots from, from GET /v1/images */
+      image: string;
+      /** @description member size: flavor id or name, from GET /v1/flavors */
+      flavor: string;
+      /**
+       * @description members always running; 3 gives high availability
+       * @default 1
+       */
+      min_size?: number;
+      /**
+       * @description peak members; at least min_size
+       * @default 5
+       */
+      max_size?: number;
+      /** @description private network of the members, from GET /v1/networks */
+      backend_network_id: string;
+      /** @description the network's subnet (`<network id>-subnet`); derived from backend_network_id when omitted */
+      backend_subnet_id?: string;
+      /** @description SSH keypair name, from GET /v1/keypairs */
+      key_name: string;
+      /**
+       * @description the balancer's port, and every member's application port (exported to it as PORT)
+       * @default 80
+       */
+      port?: number;
+      /** @description public name of the balancer (a label gets the domain suffix); generated when omitted */
+      dnsName?: string;
+      /**
+       * @description CPU fraction that adds a member
+       * @default 0.7
+       */
+      scale_out_threshold?: number;
+      /**
+       * @description CPU fraction that removes a member; below scale_out_threshold
+       * @default 0.2
+       */
+      scale_in_threshold?: number;
+      /** @description shell script every member runs at its first boot */
+      user_data?: string;
+    };
+    ClusterProgressView: {
+      /** @description members running and passing their health check */
+      healthy: number;
+      /** @description members the cluster keeps (desired_size) */
+      desired: number;
+      /**
+       * @description `healthy/desired`
+       * @example 2/3
+       */
+      summary: string;
+      /** @description what the build or repair is doing now; null at rest */
+      step: string | null;
+    };
+    ClusterLoadBalancerView: {
+      /** @description the cluster's own address; null until assigned */
+      address: string | null;
+      port: number;
+    };
+    ClusterMemberView: {
+      instance_id: string;
+      /** @description the member's private address; null until assigned */
+      address: string | null;
+      /** @description the machine it runs on; null until known */
+      host: string | null;
+      /** @description its instance status (GET /v1/instances/{id}) */
+      status: string;
+      /**
+       * @description the balancer's health check: up takes requests; unknown before the first check
+       * @enum {string}
+       */
+      health: 'up' | 'down' | 'unknown';
+      /**
+       * Format: date-time
+       * @description since when health reads as it does
+       */
+      since: string;
+      /**
+       * Format: date-time
+       * @description when its check first passed (it joined the balancer)
+       */
+      joined_at: string | null;
+      /** @description the cluster's spec generation it was built from */
+      spec_generation: number;
+      /** Format: date-time */
+      created_at: string;
+    };
+    ClusterEventView: {
+      /** Format: date-time */
+      at: string;
+      /** @enum {string} */
+      kind: 'build' | 'heal' | 'scale_out' | 'scale_in' | 'update';
+      reason: string;
+    };
+    ClusterPlacementView: {
+      /** @enum {string} */
+      status: 'spread' | 'single-host' | 'shared' | 'pending';
+      reason: string;
+      hosts: string[];
+    };
+    ClusterCreatedView: {
+      id: string;
+      name: string;
+      /** @enum {string} */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED */
+      status_reason: string | null;
+      progress: components['schemas']['ClusterProgressView'];
+      image_id: string;
+      flavor_id: string;
+      backend_network_id: string;
+      backend_subnet_id: string;
+      key_name: string;
+      port: number;
+      dnsName: string;
+      /** @description the dnsName as a URL through the edge's HTTP listener */
+      url: string;
+      min_size: number;
+      max_size: number;
+      desired_size: number;
+      scale_out_threshold: number;
+      scale_in_threshold: number;
+      load_balancer: components['schemas']['ClusterLoadBalancerView'];
+      /** @description oldest first */
+      members: components['schemas']['ClusterMemberView'][];
+      /** @description the most recent first: build, heal and scaling events with their reasons */
+      events: components['schemas']['ClusterEventView'][];
+      placement: components['schemas']['ClusterPlacementView'];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @example Stack creation started */
+      message: string;
+    };
+    ClusterView: {
+      id: string;
+      name: string;
+      /** @enum {string} */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED */
+      status_reason: string | null;
+      progress: components['schemas']['ClusterProgressView'];
+      image_id: string;
+      flavor_id: string;
+      backend_network_id: string;
+      backend_subnet_id: string;
+      key_name: string;
+      port: number;
+      dnsName: string;
+      /** @description the dnsName as a URL through the edge's HTTP listener */
+      url: string;
+      min_size: number;
+      max_size: number;
+      desired_size: number;
+      scale_out_threshold: number;
+      scale_in_threshold: number;
+      load_balancer: components['schemas']['ClusterLoadBalancerView'];
+      /** @description oldest first */
+      members: components['schemas']['ClusterMemberView'][];
+      /** @description the most recent first: build, heal and scaling events with their reasons */
+      events: components['schemas']['ClusterEventView'][];
+      placement: components['schemas']['ClusterPlacementView'];
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
     };
     JwksView: {
       /** @description JSON Web Keys (RFC 7517): kty, n, e, kid, use, alg */
@@ -3869,6 +4277,102 @@ export interface operations {
       };
     };
   };
+  Databases_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PostgresCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Databases_get: {
     parameters: {
       query?: {
@@ -4268,6 +4772,102 @@ export interface operations {
       };
     };
   };
+  Cache_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CacheCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Cache_get: {
     parameters: {
       query?: {
@@ -4370,6 +4970,492 @@ export interface operations {
     };
   };
   Cache_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started: the server stops, its data and address go, then it leaves the list */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_list: {
+    parameters: {
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'provisioning' | 'ready' | 'error' | 'deleting';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRelationalDatabaseDto'];
+      };
+    };
+    responses: {
+      /** @description status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). floating_ip is null until the server is ready on the address its network assigned; a network with no free address left ends it in error with a status_reason naming the network */
+      202: {
+        headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalCreatedView'];
+        };
+      };
+      /** @description invalid field (ha is not accepted; engine and version must be known), or an unknown flavor, network, keypair or security group; or a malformed Idempotency-Key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the project has a relational database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_get: {
+    parameters: {
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RelationalView'];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description Too many long polls wait already, or PostgreSQL or Redis is out of reach; Retry-After says when to try again */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  RelationalDatabases_delete: {
     parameters: {
       query?: never;
       header?: never;
@@ -4667,6 +5753,102 @@ export interface operations {
       };
     };
   };
+  Analytics_resetPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the create response with the new password, in this answer only */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AnalyticsCreatedView'];
+        };
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's server */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the server is not ready (provisioning, error or deleting) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Analytics_get: {
     parameters: {
       query?: {
@@ -4814,6 +5996,393 @@ export interface operations {
         };
       };
       /** @description no such server in this collection */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_list: {
+    parameters: {
+      query?: {
+        /** @description Long poll: with If-None-Match set to the ETag of the last answer, the answer waits up to this many seconds for a change and comes as soon as there is one (200 with the new body); 304 when nothing changed. Without If-None-Match it answers at once. */
+        wait?: number;
+        /** @description Items per page, newest first. Without it a list answers at most 100; the Link header (rel="next") says when there are more. */
+        limit?: number;
+        /** @description Opaque: taken from the rel="next" link of the previous page, never built by hand */
+        cursor?: string;
+        /** @description Only the items with exactly this name */
+        name?: string;
+        /** @description Only the items in this status */
+        status?: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      };
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page, newest first */
+      200: {
+        headers: {
+          /** @description Where the next page is, as `<url>; rel="next"`; absent on the last page. Follow it rather than building a url. */
+          Link?: string;
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterView'][];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_create: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateClusterDto'];
+      };
+    };
+    responses: {
+      /** @description stack creation started: status CREATE_IN_PROGRESS, progress 0/min_size */
+      201: {
+        headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterCreatedView'];
+        };
+      };
+      /** @description invalid field (named in the message), max_size below min_size, scale_in_threshold not below scale_out_threshold, or an unknown image, flavor, network, subnet or keypair; or a malformed Idempotency-Key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_get: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
+        'If-None-Match'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description Tag of this answer; send it back in If-None-Match to be told 304 while nothing changed */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterView'];
+        };
+      };
+      /** @description not modified: the ETag named in If-None-Match is still current (after waiting up to ?wait= seconds where the route takes it) */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's cluster */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such cluster */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deletion started */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's cluster */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such cluster */
       404: {
         headers: {
           [name: string]: unknown;

@@ -46,6 +46,11 @@ const server = http.createServer((req, res) => {
     burn(ms);
     return send(res, 200, { instance: instanceId, burned_ms: ms });
   }
+  // What the app itself counts of its CPU time (getrusage), to check what the provider measures of it.
+  if (url.pathname === '/cpu') {
+    const { user, system } = process.cpuUsage();
+    return send(res, 200, { instance: instanceId, cpu_seconds: (user + system) / 1e6 });
+  }
   if (url.pathname === '/load' && req.method === 'POST') {
     const percent = Math.min(Math.max(Number(url.searchParams.get('percent')) || 0, 0), 100);
     const seconds = Math.min(Math.max(Number(url.searchParams.get('seconds')) || 60, 0), 3600);

@@ -6,6 +6,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '@stratus/core';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { mountQueueDashboard } from './admin/queue-dashboard';
+import { mountMetrics } from './metrics/metrics.route';
 import { ApiModule } from './api.module';
 import { AllExceptionsFilter, toEnvelope } from './http/all-exceptions.filter';
 import { envelope } from './http/error-envelope';
@@ -47,13 +48,13 @@ export async function createApi(): Promise<NestFastifyApplication> {
   });
   const config = app.get(AppConfig);
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
   registerJsonParser(fastify, config.BODY_LIMIT_BYTES, config.BODY_MAX_DEPTH);
   logRequests(fastify, (await app.resolve(PinoLogger)).logger);
   answerConditionalGets(fastify);
   refuseWhileClosing(fastify);
+  mountMetrics(app);
   app.useGlobalFilters(new AllExceptionsFilter(config.DATABASE_URL));
   app.useGlobalPipes(new StrictValidationPipe());
 

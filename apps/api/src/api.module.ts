@@ -4,8 +4,9 @@ import { shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { AuthModule } from './auth/auth.module';
 import { CatalogController } from './catalog/catalog.controller';
+import { ClustersController } from './clusters/clusters.controller';
 import { CatalogService } from './catalog/catalog.service';
-import { AnalyticsController, CacheController, DatabasesController } from './databases/databases.controller';
+import { AnalyticsController, CacheController, DatabasesController, RelationalDatabasesController } from './databases/databases.controller';
 import { DnsController } from './dns/dns.controller';
 import { GatewayController } from './gateway/gateway.controller';
 import { HealthController } from './health/health.controller';
@@ -27,7 +28,9 @@ import { VolumesController } from './volumes/volumes.controller';
     DnsController,
     DatabasesController,
     CacheController,
+    RelationalDatabasesController,
     AnalyticsController,
+    ClustersController,
   ],
   providers: [CatalogService, ChangeFeed, LongPollInterceptor, IdempotencyKeys, IdempotencyInterceptor],
 })

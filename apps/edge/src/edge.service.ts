@@ -33,6 +33,9 @@ export class EdgeService {
   private reloading: Promise<void> | null = null;
   private dirty = false;
   private stopping = false;
+  /** pollHealth's last view of each balancer's backends, so an unchanged one costs no write. */
+  private readonly lastHealth = new Map<string, string>();
+  private polling = false;
   /** Threads of each HAProxy. */
   private readonly threads: number;
   private readonly gateway: GatewayRouter;
@@ -65,6 +68,7 @@ export class EdgeService {
     await this.connect();
     // reload() and connect() never reject: each logs its own failure and retries.
     setInterval(() => void this.reload(), this.config.EDGE_RESYNC_INTERVAL_MS).unref();
+    setInterval(() => void this.pollHealth(), this.config.EDGE_HEALTH_POLL_MS).unref();
     // SIGHUP too: a closed terminal must not leave the HAProxy processes running.
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => this.stop());
     this.log('info', 'edge started', { threads: this.threads, http: `${this.config.EDGE_HTTP_HOST}:${this.config.EDGE_HTTP_PORT}`, gateway: this.config.GATEWAY_PORT_RANGE });
@@ -259,6 +263,41 @@ export class EdgeService {
         [id, JSON.stringify(seen.backends)],
       );
       await db.query(`DELETE FROM load_balancer_backends WHERE listener_id = $1 AND state = 'removing' AND NOT (host(address) || '/' || port = ANY($2::text[]))`, [id, held]);
+    }
+  }
+
+  /**
+   * Between reloads, the balancers' backend health as HAProxy's checks see
+   * it: written where it changed, and said on BALANCER_STATUS_CHANNEL, so a
+   * worker waiting for a member to join (or watching for one to leave)
+   * hears of it within a poll rather than at the next resync. Only changes
+   * cost a write; a poll already running is not doubled.
+   */
+  private async pollHealth(): Promise<void> {
+    const db = this.db;
+    if (!db || this.polling) return;
+    this.polling = true;
+    try {
+      for (const id of this.balancers.listenerIds) {
+        const seen = await this.balancers.observe(id);
+        if (!seen || seen.status !== 'ok') continue;
+        const health = seen.backends.map((b) => `${b.address}/${b.port}=${b.health}`).join(',');
+        if (this.lastHealth.get(id) === health) continue;
+        await db.query(
+          `WITH changed AS (
+             UPDATE load_balancer_backends b SET health = o.health, connections = o.connections, observed_at = now()
+               FROM jsonb_to_recordset($2::jsonb) AS o(address inet, port int, health text, connections int)
+              WHERE b.listener_id = $1 AND b.address = o.address AND b.port = o.port AND b.health IS DISTINCT FROM o.health RETURNING 1)
+           SELECT pg_notify($3, $1) WHERE EXISTS (SELECT 1 FROM changed)`,
+          [id, JSON.stringify(seen.backends), BALANCER_STATUS_CHANNEL],
+        );
+        this.lastHealth.set(id, health);
+      }
+      for (const id of this.lastHealth.keys()) if (!this.balancers.listenerIds.includes(id)) this.lastHealth.delete(id);
+    } catch (err) {
+      this.log('warn', 'cannot poll the balancers health', { err: String(err) });
+    } finally {
+      this.polling = false;
     }
   }
 

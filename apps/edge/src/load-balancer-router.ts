@@ -95,6 +95,11 @@ export class LoadBalancerRouter {
     });
   }
 
+  /** The ids of the listeners it serves now. */
+  get listenerIds(): string[] {
+    return this.wanted.map((b) => b.listener.id);
+  }
+
   /** Where the listener's backends stand: HAProxy's own view of their health and connections. null when it is not wanted. */
   async observe(listenerId: string): Promise<ObservedListener | null> {
     const spec = this.wanted.find((b) => b.listener.id === listenerId);

@@ -34,6 +34,13 @@ const JSON_TYPE = 'content-type "application/json; charset=utf-8"';
  * picks the next server afresh for a retry; `option redispatch 1` keeps
  * that so for every retry once a listener has persistence (stickiness),
  * rather than retrying a dead backend a second apart.
+ *
+ * An HTTP listener goes one step further (a cluster's members): a request
+ * whose backend closed without a word of answer (it died while the request
+ * was on its way) is sent again to another backend, for the methods HTTP
+ * calls idempotent only, so a member's death costs no client a request.
+ * Not on a server timeout: a request that slow could be sent to every
+ * backend in turn.
  */
 export function renderBalancerConfig({ address, port, listeners, threads, socket, runAs }: BalancerSettings): string {
   const http = listeners[0]?.protocol === 'http';
@@ -49,6 +56,7 @@ ${http ? '  option forwardfor\n' : ''}${check}`;
   bind ${bind}
   http-request return status 400 ${JSON_TYPE} string ${envelope('bad_request', 'the request has no Host header')} unless { req.hdr(host) -m found }
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\\.$,)
+  http-request disable-l7-retry unless { method GET HEAD OPTIONS PUT DELETE }
 ${listeners.map((l) => `  use_backend ${balancerNames.backend(l.id)} if { var(txn.host) -m str ${(l.hosts ?? []).join(' ') || '-'} }`).join('\n')}
   default_backend unknown_host
 backend unknown_host
@@ -72,6 +80,7 @@ ${
   option clitcpka
   option srvtcpka
   http-error status 503 ${JSON_TYPE} string ${envelope('service_unavailable', 'no backend of this load balancer is available')}
+  retry-on conn-failure empty-response
 `
     : LONG_LIVED_TCP
 }  # Retries on connect failure are the balancer's, not the client's: each on another backend.

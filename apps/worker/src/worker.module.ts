@@ -3,6 +3,9 @@ import { AppConfig, ConfigModule, CoreModule, DatabaseModule, IdempotencyKeys, L
 import { ProvidersModule, shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
+import { ClusterMembers } from './clusters/cluster-members';
+import { ClustersProcessor } from './clusters/clusters.processor';
+import { ClustersReconciler } from './clusters/clusters.reconciler';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { DatabasesReconciler } from './databases/databases.reconciler';
 import { HostListeners } from './gateway/host-listeners';
@@ -42,6 +45,9 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
     RoutesProcessor,
     HostListeners,
     HostsReconciler,
+    ClusterMembers,
+    ClustersReconciler,
+    ClustersProcessor,
   ],
 })
 export class WorkerModule {

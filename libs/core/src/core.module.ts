@@ -1,4 +1,5 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
+import { ClusterLifecycle } from './clusters/cluster.lifecycle';
 import { CatalogLookups } from './catalog/catalog.lookups';
 import { ManagedDatabaseLifecycle } from './databases/managed-database.lifecycle';
 import { ProxyHostLifecycle } from './dns/proxy-host.lifecycle';
@@ -17,7 +18,17 @@ export interface CoreModuleOptions {
   shadowedByWildcard: ShadowedByWildcard;
 }
 
-const LIVES = [ProjectQuotas, CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle, GatewayRouteLifecycle, ManagedDatabaseLifecycle];
+const LIVES = [
+  ProjectQuotas,
+  CatalogLookups,
+  RouteTargetChecks,
+  InstanceLifecycle,
+  VolumeLifecycle,
+  ProxyHostLifecycle,
+  GatewayRouteLifecycle,
+  ManagedDatabaseLifecycle,
+  ClusterLifecycle,
+];
 
 /**
  * Every resource's life (create, delete, state moves), for the api's routes

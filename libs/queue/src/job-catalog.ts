@@ -15,6 +15,8 @@ export interface JobCatalog {
   /** One job per managed database server (postgres, cache, analytics); the engine is on the row. */
   'database.create': { databaseId: number; generation: number };
   'database.delete': { databaseId: number; generation: number };
+  /** A reset-password's new verifier made the server's (the row holds it; the job only its id). */
+  'database.rotate': { databaseId: number; generation: number };
   'databases.reconcile': Record<string, never>;
   'volume.create': { volumeId: string; generation: number };
   'volume.attach': { volumeId: string; generation: number };
@@ -31,6 +33,10 @@ export interface JobCatalog {
   /** Written by a trigger on every removal of a proxy host (migration HostListeners): keep name, id and payload as it writes them. */
   'host.delete': { proxyHostId: string; generation: number };
   'hosts.reconcile': Record<string, never>;
+  /** Brings a cluster to its desired members, one at a time (build and heal alike); a new generation for each change. */
+  'cluster.converge': { clusterId: string; generation: number };
+  'cluster.delete': { clusterId: string; generation: number };
+  'clusters.reconcile': Record<string, never>;
 }
 
 export type JobName = keyof JobCatalog;
@@ -44,6 +50,7 @@ export const JOB_QUEUE = {
   'outbox.relay': QUEUES.maintenance,
   'database.create': QUEUES.databases,
   'database.delete': QUEUES.databases,
+  'database.rotate': QUEUES.databases,
   'databases.reconcile': QUEUES.maintenance,
   'volume.create': QUEUES.volumes,
   'volume.attach': QUEUES.volumes,
@@ -57,6 +64,9 @@ export const JOB_QUEUE = {
   'host.apply': QUEUES.routes,
   'host.delete': QUEUES.routes,
   'hosts.reconcile': QUEUES.maintenance,
+  'cluster.converge': QUEUES.clusters,
+  'cluster.delete': QUEUES.clusters,
+  'clusters.reconcile': QUEUES.maintenance,
 } as const satisfies { readonly [N in JobName]: QueueName };
 
 export type JobsOf<Q extends QueueName> = { [N in JobName]: (typeof JOB_QUEUE)[N] extends Q ? N : never }[JobName];

@@ -9,6 +9,7 @@ export const QUEUES = {
   databases: 'databases',
   /** Load-balancer listeners with one backend: gateway routes and proxy hosts. */
   routes: 'routes',
+  clusters: 'clusters',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

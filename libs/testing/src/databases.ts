@@ -11,7 +11,7 @@ import { waitFor } from './wait';
 export const DB_PLACEMENT = { flavor_id: 'db.small', network_id: 'private', keypair_name: 'default' };
 
 /** The collection of each engine. */
-export type DatabaseCollection = 'databases' | 'cache' | 'analytics';
+export type DatabaseCollection = 'databases' | 'cache' | 'analytics' | 'relational-databases';
 
 /**
  * POST /v1/<collection> with the catalog placement filled in; records the

@@ -12,6 +12,7 @@ import {
   ObservedInstance,
   VolumeDriver,
 } from '@stratus/providers';
+import { cpuFraction } from '@stratus/core';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from './wait';
@@ -38,6 +39,18 @@ export interface DriverContractSubject {
   volumeCreateHalfway(id: string, sizeGb: number): Promise<void>;
   /** How long a boot may take here, as a bound on waiting for one. */
   bootWaitMs: number;
+  /** Has the booted `demo-web` instance keep `percent` of one core busy for `seconds` (its `POST /load`). */
+  loadCpu(spec: InstanceSpec, percent: number, seconds: number): Promise<void>;
+  /** The CPU seconds the booted `demo-web` instance's application says it has used (its `GET /cpu`). */
+  cpuSecondsSeenInside(spec: InstanceSpec): Promise<number>;
+  snapshots: {
+    /** A spec of a `plain` instance (a new id each call) whose user_data, at its first boot, appends `content` to the file `path` of its home. */
+    writerSpec(path: string, content: string): InstanceSpec;
+    /** The file `path` of the instance's home as the instance's own user reads it; null when it has none or may not read it. */
+    readHome(id: string, path: string): Promise<string | null>;
+    /** What the instance's main process runs (its command line). */
+    startCommand(id: string): Promise<string | null>;
+  };
   databases: {
     driver: DatabaseDriver;
     /** A spec the provider can run (a new key each call), with an address of its own. */
@@ -85,6 +98,9 @@ export async function ensureUntilReady<O extends ObservedDatabaseServer>(
     await sleep(intervalMs);
   }
 }
+
+/** How long the usage case measures a busy instance. */
+const USAGE_INTERVAL_MS = 3_000;
 
 /** The error a promise rejects with (fails the test when it resolves). */
 async function rejection(promise: Promise<unknown>): Promise<Error> {
@@ -183,6 +199,90 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.runningCopies(spec.id)).toBe(0);
         await s.compute.delete(spec.id);
         expect(await s.compute.observe(spec.id)).toBeNull();
+      });
+
+      it('usage: CPU time as the instance itself counts it; a busy one shows its load, an idle one next to none, one that does not run nothing', async () => {
+        const s = subject();
+        const [busy, idle] = [s.instanceSpec(), s.instanceSpec()];
+        await Promise.all([createUntilReady(s.compute, busy, s.bootWaitMs), createUntilReady(s.compute, idle, s.bootWaitMs)]);
+        await s.loadCpu(busy, 80, 6);
+        const inside = [await s.cpuSecondsSeenInside(busy)];
+        const first = await s.compute.usage([busy.id, idle.id, randomUUID()]);
+        expect([...first.keys()].sort()).toEqual([busy.id, idle.id].sort());
+        // The measurement's own interval (inside the load's 6 s), not a wait for something to happen.
+        await sleep(USAGE_INTERVAL_MS);
+        inside.push(await s.cpuSecondsSeenInside(busy));
+        const second = await s.compute.usage([busy.id, idle.id]);
+        const used = (spec: InstanceSpec) => cpuFraction(first.get(spec.id)!, second.get(spec.id)!, spec.flavor.vcpus)!;
+        // What the provider measured is what the application used (the two readings of each are a request apart).
+        const measured = second.get(busy.id)!.cpuSeconds - first.get(busy.id)!.cpuSeconds;
+        expect(Math.abs(measured - (inside[1] - inside[0]))).toBeLessThan(0.1 + 0.1 * measured);
+        // 0.8 of its vCPU on an idle host; a loaded host gives a busy loop less than it asks, never none of it.
+        expect(used(busy)).toBeGreaterThan(0.15);
+        expect(used(busy)).toBeLessThan(1.05);
+        expect(used(idle)).toBeLessThan(0.1);
+        expect(used(busy)).toBeGreaterThan(used(idle) + 0.1);
+        await Promise.all([s.compute.delete(busy.id), s.compute.delete(idle.id)]);
+        expect((await s.compute.usage([busy.id, idle.id])).size).toBe(0);
+      });
+    });
+
+    describe('snapshots', () => {
+      it('a snapshot boots instances with its files and its start command; repeated, one image; deleted, gone while its instances stay', async () => {
+        const s = subject();
+        const source = s.snapshots.writerSpec('note.txt', 'written by user_data\n');
+        await createUntilReady(s.compute, source, s.bootWaitMs);
+        expect(await s.snapshots.readHome(source.id, 'note.txt')).toBe('written by user_data\n');
+        const spec = { id: `snap-${randomUUID()}`, instanceId: source.id, projectId: randomUUID(), name: 'web, as it was' };
+        expect(await s.compute.observeSnapshot(spec.id)).toBeNull();
+        const image = await s.compute.snapshot(spec);
+        expect(image).toMatchObject({ id: spec.id, name: spec.name, projectId: spec.projectId, sourceInstanceId: source.id, description: expect.any(String) });
+        expect(await s.compute.snapshot(spec)).toEqual(image);
+        expect(await s.compute.observeSnapshot(spec.id)).toEqual(image);
+        // The source is as it was.
+        expect(await s.compute.observe(source.id)).toMatchObject({ running: true, ready: true });
+
+        const copy = { ...s.instanceSpec(), imageId: image.id };
+        await createUntilReady(s.compute, copy, s.bootWaitMs);
+        // The file as the source left it: one line, so the source's user_data did not run again.
+        expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
+        const start = await s.snapshots.startCommand(source.id);
+        expect(start).toBeTruthy();
+        expect(await s.snapshots.startCommand(copy.id)).toBe(start);
+
+        await s.compute.deleteSnapshot(spec.id);
+        await s.compute.deleteSnapshot(spec.id);
+        expect(await s.compute.observeSnapshot(spec.id)).toBeNull();
+        expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
+        const late = await rejection(s.compute.create({ ...s.instanceSpec(), imageId: spec.id }));
+        expect((late as DriverError).code).toBe('invalid');
+        // A member booted from a snapshot that is gone can still be snapshotted, with the same start command.
+        const again = { id: `snap-${randomUUID()}`, instanceId: copy.id, projectId: spec.projectId, name: 'second generation' };
+        await s.compute.snapshot(again);
+        const third = { ...s.instanceSpec(), imageId: again.id };
+        await createUntilReady(s.compute, third, s.bootWaitMs);
+        expect(await s.snapshots.startCommand(third.id)).toBe(start);
+        expect(await s.snapshots.readHome(third.id, 'note.txt')).toBe('written by user_data\n');
+        await s.compute.deleteSnapshot(again.id);
+        await Promise.all([s.compute.delete(source.id), s.compute.delete(copy.id), s.compute.delete(third.id)]);
+      });
+
+      it('refuses a snapshot of an instance that does not exist, a malformed id, and an id another image has', async () => {
+        const s = subject();
+        const missing = await rejection(s.compute.snapshot({ id: `snap-${randomUUID()}`, instanceId: randomUUID(), projectId: randomUUID(), name: 'x' }));
+        expect((missing as DriverError).code).toBe('not_found');
+        const source = s.snapshots.writerSpec('a.txt', 'a');
+        await createUntilReady(s.compute, source, s.bootWaitMs);
+        for (const id of ['../etc', 'Snap', 'plain', 'a', 'snap.1', `snap-${'x'.repeat(64)}`]) {
+          const bad = await rejection(s.compute.snapshot({ id, instanceId: source.id, projectId: randomUUID(), name: 'x' }));
+          expect((bad as DriverError).code).toBe('invalid');
+        }
+        const taken = { id: `snap-${randomUUID()}`, instanceId: source.id, projectId: randomUUID(), name: 'x' };
+        await s.compute.snapshot(taken);
+        const other = await rejection(s.compute.snapshot({ ...taken, projectId: randomUUID() }));
+        expect((other as DriverError).code).toBe('invalid');
+        await s.compute.deleteSnapshot(taken.id);
+        await s.compute.delete(source.id);
       });
     });
 

@@ -22,3 +22,5 @@ export * from './provider-under-test';
 export * from './queue-drain';
 export * from './worker-on-fake';
 export * from './fresh-host';
+export * from './browser';
+export * from './clusters';

@@ -37,6 +37,12 @@ export async function freePortRange(count: number): Promise<{ from: number; to: 
 }
 
 type Service = 'api' | 'worker' | 'edge';
+/**
+ * One running process of the stack: its service's name for the first (and
+ * usually only) one, or a name of its own (`worker-2`) for more of a
+ * service; its log is `<name>.log`.
+ */
+type ProcessName = Service | `${Service}-${string}`;
 
 /**
  * The real system for end-to-end tests: the compiled api, worker and edge as
@@ -46,7 +52,7 @@ type Service = 'api' | 'worker' | 'edge';
 export class TestStack {
   readonly env: Record<string, string>;
   readonly http: HttpClient;
-  private readonly processes = new Map<Service, ChildProcess>();
+  private readonly processes = new Map<ProcessName, ChildProcess>();
 
   private constructor(env: Record<string, string>) {
     this.env = env;
@@ -69,21 +75,22 @@ export class TestStack {
     return join(this.env.DATA_DIR, 'logs');
   }
 
-  process(service: Service): ChildProcess | undefined {
-    return this.processes.get(service);
+  process(name: ProcessName): ChildProcess | undefined {
+    return this.processes.get(name);
   }
 
-  async startService(service: Service): Promise<void> {
+  /** Starts `service` as the process `name` (a second worker: `startService('worker', 'worker-2')`), with `env` beside the stack's. */
+  async startService(service: Service, name: ProcessName = service, env: Record<string, string> = {}): Promise<void> {
     mkdirSync(this.logsDir, { recursive: true });
-    const log = createWriteStream(join(this.logsDir, `${service}.log`), { flags: 'a' });
+    const log = createWriteStream(join(this.logsDir, `${name}.log`), { flags: 'a' });
     const child = spawn(process.execPath, ['-r', './scripts/paths.js', `dist/apps/${service}/src/main.js`], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...this.env },
+      env: { ...process.env, ...this.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.pipe(log);
     child.stderr.pipe(log);
-    this.processes.set(service, child);
+    this.processes.set(name, child);
     if (service === 'api') {
       await booted(child, 'the api to answer /ready', async () => (await this.http.get('/ready')).status === 200);
     } else if (service === 'edge') {
@@ -108,31 +115,34 @@ export class TestStack {
    * Consumed means what Redis says, not what the worker prints: a BullMQ
    * worker's blocking connection is named after its queue, so every queue
    * has one once the processors run (a killed worker's are gone with it).
+   * With several workers (`name` one of them), every queue must have as
+   * many consumers as workers run.
    */
-  async workerReady(timeoutMs = BOOT_TIMEOUT_MS): Promise<void> {
-    const child = this.processes.get('worker');
-    if (!child) throw new Error('the worker is not running');
+  async workerReady(timeoutMs = BOOT_TIMEOUT_MS, name: ProcessName = 'worker'): Promise<void> {
+    const child = this.processes.get(name);
+    if (!child) throw new Error(`${name} is not running`);
+    const workers = [...this.processes.entries()].filter(([n, c]) => (n === 'worker' || n.startsWith('worker-')) && c.exitCode === null && c.signalCode === null).length;
     const queues = ALL_QUEUES.map((name) => new Queue(name, { connection: redisConnection(this.env.REDIS_URL), prefix: this.env.QUEUE_PREFIX }));
     try {
-      const consumed = async () => (await Promise.all(queues.map((q) => q.getWorkersCount()))).every((n) => n > 0);
+      const consumed = async () => (await Promise.all(queues.map((q) => q.getWorkersCount()))).every((n) => n >= workers);
       await booted(child, 'the worker to consume every queue', consumed, timeoutMs);
     } finally {
       await Promise.all(queues.map((q) => q.close()));
     }
   }
 
-  /** Stops a service with `signal` and waits for it to be gone. */
-  async stopService(service: Service, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    const child = this.processes.get(service);
+  /** Stops a process with `signal` and waits for it to be gone (SIGKILL after `timeoutMs`). */
+  async stopService(name: ProcessName, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<void> {
+    const child = this.processes.get(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill(signal);
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    await Promise.race([exited, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;
     }
-    this.processes.delete(service);
+    this.processes.delete(name);
   }
 
   /** Runs the operator CLI (`npm run cli -- ...`) against this stack's installation; returns its output. */
@@ -146,7 +156,7 @@ export class TestStack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.stopService('api'), this.stopService('worker'), this.stopService('edge')]);
+    await Promise.all([...this.processes.keys()].map((name) => this.stopService(name)));
   }
 }
 

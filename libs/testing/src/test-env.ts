@@ -67,9 +67,11 @@ export function testEnv(overrides: Record<string, string> = {}, provider = provi
     DATA_DIR: testDataDir(suffix),
     LOCAL_ADDRESS_POOL: `127.${(fake ? FAKE_PROVIDER_BLOCK : 78) + slot}.0.0/16`,
     ...(fake ? { PROVIDER: 'fake' } : {}),
-    // Gateway route ports of this slot only: 2<slot>000-2<slot>999.
-    GATEWAY_PORT_RANGE: `2${slot}000-2${slot}999`,
+    // Gateway route ports of this slot only: 2<slot>000-2<slot>999 (slots past 9 go on from 30000).
+    GATEWAY_PORT_RANGE: `${20_000 + slot * 1_000}-${20_999 + slot * 1_000}`,
     EDGE_THREADS: '2',
+    // Workers of parallel suites would race for one metrics port; a suite that scrapes one names its own.
+    WORKER_METRICS_LISTEN: 'off',
     // The api waits this long for the edge to serve a new route: a loaded machine's edge can take
     // more than the 5 s default, and no suite waits on the edge being absent.
     GATEWAY_BIND_TIMEOUT_MS: '30000',

@@ -8,6 +8,7 @@ import { AppConfig, OperatorCredential } from '@stratus/core';
 import { ALL_QUEUES } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { envelope } from '../http/error-envelope';
+import { hardenDashboardPage } from './queue-dashboard.page';
 
 export const DASHBOARD_PATH = '/admin/queues';
 
@@ -27,6 +28,7 @@ export async function mountQueueDashboard(app: NestFastifyApplication): Promise<
   });
   const fastify = app.getHttpAdapter().getInstance();
   await fastify.register(async (scope) => {
+    hardenDashboardPage(scope);
     await scope.register(basicAuth, {
       validate: async (user, password) => {
         if (user !== 'operator' || !credential.verify(password)) throw new Error('invalid operator credentials');

@@ -1,6 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Principal } from '@stratus/core';
 import { ApiKeyAuth } from '../auth/api-key.guard';
+import { CurrentPrincipal } from '../auth/principal.decorator';
 import { PageQuery } from '../http/cursor';
 import { LINK_HEADER } from '../http/long-poll.interceptor';
 import { Links, PageLinks } from '../http/page-links';
@@ -29,10 +31,10 @@ export class CatalogController {
   }
 
   @Get('images')
-  @ApiOperation({ summary: 'Images that instances boot from (image_id)' })
+  @ApiOperation({ summary: "Images that instances boot from (image_id): the provider's and the project's own snapshots" })
   @ApiOkResponse({ type: ImagePage, headers: LINK_HEADER })
-  async images(@Query() query: PageQuery, @Links() links: PageLinks) {
-    return links.paged(await this.catalog.images(query));
+  async images(@Query() query: PageQuery, @Links() links: PageLinks, @CurrentPrincipal() principal: Principal) {
+    return links.paged(await this.catalog.images(query, principal.projectId));
   }
 
   @Get('networks')

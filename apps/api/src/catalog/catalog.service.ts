@@ -22,8 +22,16 @@ export class CatalogService {
     return this.page(SecurityGroup, 'id', query, (g): SecurityGroupView => ({ id: g.id, name: g.name, description: g.description, rules: g.rules }));
   }
 
-  images(query: PageQuery): Promise<Page<ImageView>> {
-    return this.page(Image, 'id', query, (i): ImageView => ({ id: i.id, name: i.name, description: i.description }));
+  /** The provider's images and the project's own (its snapshots), never another project's. */
+  async images(query: PageQuery, projectId: string): Promise<Page<ImageView>> {
+    const limit = query.limit ?? DEFAULT_LIMIT;
+    const rows = await this.catalog.imagesAfter(projectId, decodeCursor(query.cursor), limit + 1);
+    return toPage(
+      rows,
+      limit,
+      (r) => r.id,
+      (i: Image): ImageView => ({ id: i.id, name: i.name, description: i.description, visibility: i.projectId ? 'private' : 'public' }),
+    );
   }
 
   networks(query: PageQuery): Promise<Page<NetworkView>> {

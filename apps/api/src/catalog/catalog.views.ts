@@ -67,6 +67,9 @@ export class ImageView {
 
   @ApiProperty()
   description: string;
+
+  @ApiProperty({ enum: ['public', 'private'], description: "public: the provider's, for every project; private: a snapshot of one of this project's instances, for it alone" })
+  visibility: 'public' | 'private';
 }
 
 export class NetworkView {

@@ -1,9 +1,9 @@
 import { Type } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { DATABASE_STATUSES, DatabaseStatus, ManagedDatabase } from '@stratus/core';
+import { DATABASE_STATUSES, DatabaseStatus, ManagedDatabase, RELATIONAL_ENGINES, RelationalEngine } from '@stratus/core';
 
 /*
- * The bodies of /v1/databases, /v1/cache and /v1/analytics. Each class is the
+ * The bodies of /v1/databases, /v1/cache, /v1/analytics and /v1/relational-databases. Each class is the
  * shape its presenter returns (the presenters are typed with them, so the two
  * cannot part) and what the OpenAPI document shows; fields are in the order
  * SPEC.md lists them.
@@ -23,7 +23,7 @@ class ManagedServerView {
   @ApiProperty({ type: String, nullable: true, description: 'null until assigned' })
   floating_ip: string | null;
 
-  @ApiProperty({ description: 'PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123' })
+  @ApiProperty({ description: 'PostgreSQL 5432, Redis 6379, ClickHouse (HTTP) 8123, MariaDB and MySQL 3306' })
   port: number;
 
   @ApiProperty({ format: 'date-time' })
@@ -87,8 +87,30 @@ export class AnalyticsCreatedView extends AnalyticsFields {
 
 export class AnalyticsView extends Listed(AnalyticsFields) {}
 
-export type ManagedCreatedView = PostgresCreatedView | CacheCreatedView | AnalyticsCreatedView;
-export type ManagedView = PostgresView | CacheView | AnalyticsView;
+/** /v1/databases' fields, with the engine: a client that knows one collection knows the other. */
+class RelationalFields extends ManagedServerView {
+  @ApiProperty({ enum: RELATIONAL_ENGINES })
+  engine: RelationalEngine;
+
+  @ApiProperty()
+  db_name: string;
+
+  @ApiProperty()
+  db_user: string;
+
+  @ApiProperty({ description: 'mariadb 10.11 or 11.4, mysql 8.0 or 8.4' })
+  db_version: string;
+}
+
+export class RelationalCreatedView extends RelationalFields {
+  @ApiProperty({ description: 'plaintext, in this answer only' })
+  db_password: string;
+}
+
+export class RelationalView extends Listed(RelationalFields) {}
+
+export type ManagedCreatedView = PostgresCreatedView | CacheCreatedView | AnalyticsCreatedView | RelationalCreatedView;
+export type ManagedView = PostgresView | CacheView | AnalyticsView | RelationalView;
 
 function place(row: ManagedDatabase) {
   return { status: row.status, floating_ip: row.floatingIp, port: row.port, created_at: row.createdAt.toISOString() };
@@ -108,6 +130,17 @@ export function presentCreated(row: ManagedDatabase, password: string): ManagedC
       return { ...common, version: text(row.version), password, ...place(row) };
     case 'clickhouse':
       return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_password: password, ...place(row) };
+    case 'mariadb':
+    case 'mysql':
+      return {
+        ...common,
+        engine: row.engine,
+        db_name: text(row.dbName),
+        db_user: text(row.dbUser),
+        db_password: password,
+        db_version: text(row.version),
+        ...place(row),
+      };
   }
 }
 
@@ -122,5 +155,8 @@ export function presentDatabase(row: ManagedDatabase): ManagedView {
       return { ...common, version: text(row.version), ...place(row), ...listed };
     case 'clickhouse':
       return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), ...place(row), ...listed };
+    case 'mariadb':
+    case 'mysql':
+      return { ...common, engine: row.engine, db_name: text(row.dbName), db_user: text(row.dbUser), db_version: text(row.version), ...place(row), ...listed };
   }
 }

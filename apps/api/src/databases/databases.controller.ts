@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiAcceptedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@stratus/core';
+import { Principal, RELATIONAL_ENGINES } from '@stratus/core';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateAnalyticsDto } from './create-analytics.dto';
 import { CreateCacheDto } from './create-cache.dto';
 import { CreateDatabaseDto } from './create-database.dto';
-import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView } from './database.presenter';
+import { CreateRelationalDatabaseDto } from './create-relational-database.dto';
+import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView, RelationalCreatedView, RelationalView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
 import { Idempotent } from '../http/idempotency.interceptor';
 import { QuotaLimited } from '../http/quota.openapi';
@@ -16,7 +17,7 @@ const CREATED =
 
 @ApiTags('databases')
 @Controller('v1/databases')
-export class DatabasesController extends ManagedDatabasesController('postgres', PostgresView) {
+export class DatabasesController extends ManagedDatabasesController(['postgres'], PostgresView, PostgresCreatedView) {
   @Post()
   @Idempotent()
   @HttpCode(202)
@@ -32,7 +33,7 @@ export class DatabasesController extends ManagedDatabasesController('postgres', 
 
 @ApiTags('cache')
 @Controller('v1/cache')
-export class CacheController extends ManagedDatabasesController('redis', CacheView) {
+export class CacheController extends ManagedDatabasesController(['redis'], CacheView, CacheCreatedView) {
   @Post()
   @Idempotent()
   @HttpCode(202)
@@ -48,7 +49,7 @@ export class CacheController extends ManagedDatabasesController('redis', CacheVi
 
 @ApiTags('analytics')
 @Controller('v1/analytics')
-export class AnalyticsController extends ManagedDatabasesController('clickhouse', AnalyticsView) {
+export class AnalyticsController extends ManagedDatabasesController(['clickhouse'], AnalyticsView, AnalyticsCreatedView) {
   @Post()
   @Idempotent()
   @HttpCode(202)
@@ -59,5 +60,20 @@ export class AnalyticsController extends ManagedDatabasesController('clickhouse'
   @QuotaLimited(['analytics'])
   create(@Body() dto: CreateAnalyticsDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
+  }
+}
+
+@ApiTags('relational-databases')
+@Controller('v1/relational-databases')
+export class RelationalDatabasesController extends ManagedDatabasesController(RELATIONAL_ENGINES, RelationalView, RelationalCreatedView) {
+  @Post()
+  @Idempotent()
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Create a MariaDB or MySQL database server' })
+  @ApiAcceptedResponse({ description: CREATED, type: RelationalCreatedView })
+  @ApiBadRequestResponse({ description: 'invalid field (ha is not accepted; engine and version must be known), or an unknown flavor, network, keypair or security group' })
+  @ApiConflictResponse({ description: 'the project has a relational database of that name' })
+  create(@Body() dto: CreateRelationalDatabaseDto, @CurrentPrincipal() principal: Principal) {
+    return this.created(dto.toRequest(), principal, dto.engine);
   }
 }

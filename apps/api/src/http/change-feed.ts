@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, CHANGE_CHANNEL, Unavailable, WatchedTable } from '@stratus/core';
 import { Client } from 'pg';
 
@@ -56,7 +56,7 @@ export class Watch {
  * not heard.
  */
 @Injectable()
-export class ChangeFeed implements OnApplicationShutdown {
+export class ChangeFeed implements BeforeApplicationShutdown {
   private readonly logger = new Logger(ChangeFeed.name);
   /** By `<table>:<project id>`, or `<table>:*` for a watch of every project's rows. */
   private readonly watches = new Map<string, Set<Watch>>();
@@ -95,9 +95,13 @@ export class ChangeFeed implements OnApplicationShutdown {
     return this.waiting;
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Before the server closes, which waits for every request under way: each
+   * poll answers with what it has (304), so a stop is not held up by
+   * minute-long waits (in onApplicationShutdown, after the close, it was).
+   */
+  beforeApplicationShutdown(): void {
     this.stopping = true;
-    // Each poll answers with what it has (304), so closing is not held up by minute-long waits.
     for (const set of this.watches.values()) for (const w of [...set]) w.close();
     void this.client?.end().catch(() => undefined);
     this.client = null;

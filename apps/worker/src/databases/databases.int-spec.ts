@@ -56,7 +56,7 @@ describe('managed databases on the fake provider', () => {
     const key = databaseServerKey(created);
     expect(await driver().observe(key)).toEqual({ running: true, ready: true });
 
-    await lives().delete('postgres', String(created.id), w.principal);
+    await lives().delete(['postgres'], String(created.id), w.principal);
     await w.drained();
     expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: created.id })).toBe(false);
     expect(await network().observe(key)).toBeNull();

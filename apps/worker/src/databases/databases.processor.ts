@@ -30,6 +30,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   private readonly handlers: JobHandlers<typeof QUEUES.databases> = {
     'database.create': ({ databaseId, generation }) => this.create(databaseId, generation),
     'database.delete': ({ databaseId, generation }) => this.delete(databaseId, generation),
+    'database.rotate': ({ databaseId, generation }) => this.rotate(databaseId, generation),
   };
 
   constructor(
@@ -125,6 +126,24 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
     if (now?.address !== address) await this.network.releaseAddress(key);
     return null;
+  }
+
+  /**
+   * A reset-password: the spec now carries the new verifier, and the
+   * driver's ensureRunning makes a running server take it (in place where
+   * the engine can, else by a restart); the row stops saying pending once
+   * the server is ready with it. A server that cannot take it is an error.
+   */
+  private async rotate(id: number, generation: number): Promise<void> {
+    const row = await hotFindOne(this.dataSource, ManagedDatabase, { id });
+    if (!row || row.status !== 'ready' || row.generation !== generation || !row.passwordPending || row.address === null) return;
+    const observed = await withDriverErrors(
+      () => this.driver.ensureRunning(serverSpecOf(row, row.address!)),
+      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'ready', 'error', generation, { statusReason: `the new password could not be applied: ${reason}` }),
+    );
+    if (!observed.ready) throw new NotReadyYet(databaseServerKey(row));
+    await this.dataSource.query(`UPDATE managed_databases SET password_pending = false, updated_at = now() WHERE id = $1 AND generation = $2`, [id, generation]);
+    this.logger.log({ database: databaseServerKey(row) }, 'database password reset');
   }
 
   private async delete(id: number, generation: number): Promise<void> {

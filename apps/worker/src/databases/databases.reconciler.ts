@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { compareAndSet, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
+import { compareAndSet, countRepair, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, DriverError, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
@@ -47,13 +47,17 @@ export class DatabasesReconciler {
       switch (row.status) {
         case 'ready':
           await this.keepRunning(row);
+          if (row.passwordPending) await this.repairJob(row, 'database.rotate');
           break;
         case 'provisioning':
           if (row.provisionDeadline && row.provisionDeadline.getTime() < Date.now()) {
             const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'provisioning', 'error', row.generation, {
               statusReason: 'provisioning did not finish before its deadline',
             });
-            if (failed) await this.driver.delete(databaseServerKey(row));
+            if (failed) {
+              countRepair('databases', 'failed_past_deadline');
+              await this.driver.delete(databaseServerKey(row));
+            }
           } else {
             await this.repairJob(row, 'database.create');
           }
@@ -85,17 +89,23 @@ export class DatabasesReconciler {
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
       await this.driver.ensureRunning(serverSpecOf(row, row.address));
+      // One that was running but not ready yet (still starting, or taking its spec) is looked at again, not restarted.
+      if (!observed?.running) countRepair('databases', 'restarted_server');
     } catch (err) {
       if (!(err instanceof DriverError && err.terminal)) throw err;
-      await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {
+      const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'ready', 'error', row.generation, {
         statusReason: `the server stopped and could not be restarted: ${err.message}`,
       });
+      if (failed) countRepair('databases', 'failed_restart');
     }
   }
 
-  private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete'): Promise<void> {
+  private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete' | 'database.rotate'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, databaseServerKey(row), { databaseId: row.id, generation: row.generation });
-    if (await ensureJob(this.queue, job)) this.logger.warn({ database: databaseServerKey(row), job: job.jobId }, 're-enqueued a lost job');
+    if (await ensureJob(this.queue, job)) {
+      countRepair('databases', 'requeued_lost_job');
+      this.logger.warn({ database: databaseServerKey(row), job: job.jobId }, 're-enqueued a lost job');
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { countRepair } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { hostListenerId, HOST_LISTENER_PREFIX, ProxyHostTarget } from './host-listener';
 import { HostListeners } from './host-listeners';
@@ -32,6 +33,7 @@ export class HostsReconciler {
     }
     for (const id of held.filter((h) => !wanted.has(h))) {
       await this.driver.deleteListener(id);
+      countRepair('hosts', 'removed_listener');
       this.logger.log({ listener: id }, 'deleted a proxy host listener nothing asks for');
     }
     for (const [id, { target, want }] of wanted) {
@@ -39,6 +41,7 @@ export class HostsReconciler {
         if (holdsAsWanted(await this.driver.observe(id), want)) continue;
         // apply reads the proxy host again and looks again after the change: a job racing this one does no harm.
         await this.listeners.apply(target.id);
+        countRepair('hosts', 'remade_listener');
         this.logger.log({ proxyHost: target.id, listener: hostListenerId(target.id) }, 'made the listener of a proxy host again');
       } catch (err) {
         // The next sweep tries again; the other proxy hosts are not held up.

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GatewayRoute } from '@stratus/core';
+import { countRepair, GatewayRoute } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { DataSource } from 'typeorm';
 import { LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
@@ -30,14 +30,17 @@ export class RoutesReconciler {
     const wanted = new Set(routes.map((r) => routeListenerId(r.id)));
     for (const id of held.filter((h) => !wanted.has(h))) {
       await this.driver.deleteListener(id);
+      countRepair('routes', 'removed_listener');
       this.logger.log({ listener: id }, 'deleted the listener of a route that is gone');
     }
     for (const route of routes) {
       if (!route.boundAt && !route.bindError && Date.now() - route.createdAt.getTime() < LOST_JOB_GRACE_MS) continue;
       try {
         const seen = await this.listeners.ensure(route);
-        if (seen && (await this.listeners.record(route.id, seen.status)))
+        if (seen && (await this.listeners.record(route.id, seen.status))) {
+          countRepair('routes', 'listener_status_changed');
           this.logger.log({ route: route.id, port: route.port, status: seen.status }, 'route listener status changed');
+        }
       } catch (err) {
         // The next sweep tries again; the other routes are not held up.
         this.logger.error({ route: route.id, port: route.port, err: String(err) }, 'cannot reconcile the listener of a route');

@@ -14,6 +14,8 @@ import { InstancesReconciler } from './instances.reconciler';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { HostListeners } from '../gateway/host-listeners';
 import { RouteListeners } from '../gateway/route-listeners';
+import { ClusterMembers } from '../clusters/cluster-members';
+import { ClustersReconciler } from '../clusters/clusters.reconciler';
 
 /** A booting instance is looked at again after a quarter of its job's age, between 100 ms and 2 s. */
 const BOOT_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 2_000 };
@@ -43,6 +45,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     private readonly packetFilter: PacketFilterSync,
     private readonly routes: RouteListeners,
     private readonly hosts: HostListeners,
+    private readonly clusterMembers: ClusterMembers,
+    private readonly clusters: ClustersReconciler,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -100,8 +104,11 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
       }
       return ok;
     });
-    if (moved) this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
-    else await this.reconciler.removeIfUnwanted(id);
+    if (moved) {
+      this.logger.log({ instance: id, limits: observed.limits }, 'instance active');
+      // A cluster building it goes on now (adds it to its balancer), not at its next delayed look.
+      await this.clusters.lookAtClusterOf(id);
+    } else await this.reconciler.removeIfUnwanted(id);
   }
 
   /**
@@ -141,6 +148,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     // the address once it is given up (the trigger below would remove the
     // routes, but their listeners would wait for the outbox relay).
     await this.routes.removeRoutesTo(id);
+    // So is its place in a cluster's balancer: the pool reaches only members that hold their address.
+    await this.clusterMembers.removeBackendOf(id);
     // The row gives the address up before the network has it back: from then
     // on nothing routes to it (the routes to it go in this statement, by
     // trigger; no proxy host of an instance without one has a listener), so

@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { compareAndSet, Instance, INSTANCE_CAS } from '@stratus/core';
+import { compareAndSet, countRepair, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
@@ -54,18 +54,25 @@ export class InstancesReconciler {
       switch (row.status) {
         case 'ACTIVE':
           if (!running) {
-            await compareAndSet(m, INSTANCE_CAS, row.id, 'ACTIVE', 'SHUTOFF', row.generation, { statusReason: 'the instance process exited' });
+            if (await compareAndSet(m, INSTANCE_CAS, row.id, 'ACTIVE', 'SHUTOFF', row.generation, { statusReason: 'the instance process exited' })) {
+              countRepair('instances', 'observed_stopped');
+            }
           }
           break;
         case 'SHUTOFF':
-          if (running) await compareAndSet(m, INSTANCE_CAS, row.id, 'SHUTOFF', 'ACTIVE', row.generation, { statusReason: null });
+          if (running && (await compareAndSet(m, INSTANCE_CAS, row.id, 'SHUTOFF', 'ACTIVE', row.generation, { statusReason: null }))) {
+            countRepair('instances', 'observed_running');
+          }
           break;
         case 'BUILD':
           if (row.buildDeadline && row.buildDeadline.getTime() < Date.now()) {
             const failed = await compareAndSet(m, INSTANCE_CAS, row.id, 'BUILD', 'ERROR', row.generation, {
               statusReason: 'build did not finish before its deadline',
             });
-            if (failed) await this.driver.delete(row.id);
+            if (failed) {
+              countRepair('instances', 'failed_past_deadline');
+              await this.driver.delete(row.id);
+            }
           } else {
             await this.repairJob(row, 'instance.create');
           }
@@ -88,6 +95,9 @@ export class InstancesReconciler {
   private async repairJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
     if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, row.id, { instanceId: row.id, generation: row.generation });
-    if (await ensureJob(this.queue, job)) this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueued a lost job');
+    if (await ensureJob(this.queue, job)) {
+      countRepair('instances', 'requeued_lost_job');
+      this.logger.warn({ instance: row.id, job: job.jobId }, 're-enqueued a lost job');
+    }
   }
 }

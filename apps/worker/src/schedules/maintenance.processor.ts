@@ -4,6 +4,7 @@ import { IdempotencyKeys } from '@stratus/core';
 import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { CatalogSync } from '../catalog/catalog.sync';
+import { ClustersReconciler } from '../clusters/clusters.reconciler';
 import { DatabasesReconciler } from '../databases/databases.reconciler';
 import { HostsReconciler } from '../gateway/hosts.reconciler';
 import { RoutesReconciler } from '../gateway/routes.reconciler';
@@ -37,6 +38,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     'volumes.reconcile': () => this.volumes.sweep(),
     'routes.reconcile': () => this.routes.sweep(),
     'hosts.reconcile': () => this.hosts.sweep(),
+    'clusters.reconcile': () => this.clusters.sweep(),
   };
 
   constructor(
@@ -48,6 +50,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     private readonly volumes: VolumesReconciler,
     private readonly routes: RoutesReconciler,
     private readonly hosts: HostsReconciler,
+    private readonly clusters: ClustersReconciler,
   ) {
     super();
     assertHandlers(QUEUES.maintenance, this.handlers);
@@ -69,6 +72,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
       ['databases', () => this.databases.sweep()],
       ['routes', () => this.routes.sweep()],
       ['proxy hosts', () => this.hosts.sweep()],
+      ['clusters', () => this.clusters.sweep()],
     ] as const) {
       await sweep().catch((err) => this.logger.warn({ err: String(err) }, `start-up sweep of ${what} failed; the schedule repeats it`));
     }

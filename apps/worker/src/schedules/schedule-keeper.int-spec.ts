@@ -18,13 +18,22 @@ describe('ScheduleKeeper', () => {
   });
 
   it('puts back every schedule a Redis without them lacks, and only those', async () => {
-    expect(await keeper.check()).toHaveLength(7);
-    expect(await ids()).toEqual(['catalog-sync', 'databases-reconcile', 'hosts-reconcile', 'instances-reconcile', 'outbox-relay', 'routes-reconcile', 'volumes-reconcile']);
+    expect(await keeper.check()).toHaveLength(8);
+    expect(await ids()).toEqual([
+      'catalog-sync',
+      'clusters-reconcile',
+      'databases-reconcile',
+      'hosts-reconcile',
+      'instances-reconcile',
+      'outbox-relay',
+      'routes-reconcile',
+      'volumes-reconcile',
+    ]);
     expect(await keeper.check()).toEqual([]);
 
     await queue.removeJobScheduler('instances-reconcile');
     expect(await keeper.check()).toEqual(['instances-reconcile']);
-    expect(await ids()).toHaveLength(7);
+    expect(await ids()).toHaveLength(8);
     expect((await queue.getJobScheduler('instances-reconcile'))?.every).toBe(3_000);
   });
 });

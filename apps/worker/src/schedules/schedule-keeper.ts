@@ -41,6 +41,8 @@ export class ScheduleKeeper implements OnApplicationBootstrap, OnApplicationShut
       { id: 'databases-reconcile', job: 'databases.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       { id: 'routes-reconcile', job: 'routes.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
       { id: 'hosts-reconcile', job: 'hosts.reconcile', everyMs: config.RECONCILE_INTERVAL_MS },
+      // Faster than the rest: a member lost without a notice (another worker's process, a missed watch) is replaced within seconds.
+      { id: 'clusters-reconcile', job: 'clusters.reconcile', everyMs: config.CLUSTER_RECONCILE_INTERVAL_MS },
       { id: 'catalog-sync', job: 'catalog.sync', everyMs: 10 * 60_000 },
     ];
     this.checkEveryMs = config.RECONCILE_INTERVAL_MS;

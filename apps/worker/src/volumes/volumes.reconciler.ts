@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { compareAndSet, Volume, VOLUME_CAS } from '@stratus/core';
+import { compareAndSet, countRepair, Volume, VOLUME_CAS } from '@stratus/core';
 import { VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { JobName, QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
@@ -58,7 +58,10 @@ export class VolumesReconciler {
         .getMany();
       for (const row of moving) {
         const job = resourceJob(JOB_OF[row.status]!, row.id, { volumeId: row.id, generation: row.generation });
-        if (await ensureJob(this.queue, job)) this.logger.warn({ volume: row.id, job: job.jobId }, 're-enqueued a lost job');
+        if (await ensureJob(this.queue, job)) {
+          countRepair('volumes', 'requeued_lost_job');
+          this.logger.warn({ volume: row.id, job: job.jobId }, 're-enqueued a lost job');
+        }
       }
       if (moving.length < batch) break;
       after = moving[moving.length - 1].id;
@@ -79,6 +82,8 @@ export class VolumesReconciler {
       attachedAt: null,
       statusReason: `detached: instance ${o.instance_id} was deleted`,
     });
-    if (released) this.logger.log({ volume: o.id, instance: o.instance_id }, 'released the attachment of a deleted instance');
+    if (!released) return;
+    countRepair('volumes', 'released_attachment');
+    this.logger.log({ volume: o.id, instance: o.instance_id }, 'released the attachment of a deleted instance');
   }
 }

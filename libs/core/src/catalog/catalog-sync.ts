@@ -1,27 +1,34 @@
-import { EntityManager, Not, In } from 'typeorm';
+import { EntityManager, In, IsNull, Not } from 'typeorm';
 import { Flavor, Image, Keypair, Network, SecurityGroup } from './catalog.entities';
 
 export interface CatalogSnapshot {
   flavors: Flavor[];
-  images: Image[];
+  /** The provider's images: public ones (a project's snapshot images are not the provider's catalog). */
+  images: Array<Omit<Image, 'projectId'>>;
   networks: Network[];
   keypairs: Keypair[];
   securityGroups: SecurityGroup[];
 }
 
-/** Makes the mirrored catalog equal to the provider's: upsert what it has, delete what it dropped. */
+/**
+ * Makes the mirrored catalog equal to the provider's: upsert what it has,
+ * delete what it dropped. Projects' own images (snapshots) are not the
+ * provider's catalog: they are neither deleted nor overwritten here.
+ */
 export async function syncCatalog(manager: EntityManager, snapshot: CatalogSnapshot): Promise<void> {
-  const sets: Array<[new () => object, object[], string]> = [
-    [Flavor, snapshot.flavors, 'id'],
-    [Image, snapshot.images, 'id'],
-    [Network, snapshot.networks, 'id'],
-    [Keypair, snapshot.keypairs, 'name'],
-    [SecurityGroup, snapshot.securityGroups, 'id'],
+  const images = snapshot.images.map((i) => ({ id: i.id, name: i.name, description: i.description, projectId: null }));
+  const owned = new Set((await manager.getRepository(Image).find({ select: { id: true }, where: { projectId: Not(IsNull()) } })).map((i) => i.id));
+  const sets: Array<[new () => object, object[], string, object]> = [
+    [Flavor, snapshot.flavors, 'id', {}],
+    [Image, images.filter((i) => !owned.has(i.id)), 'id', { projectId: IsNull() }],
+    [Network, snapshot.networks, 'id', {}],
+    [Keypair, snapshot.keypairs, 'name', {}],
+    [SecurityGroup, snapshot.securityGroups, 'id', {}],
   ];
-  for (const [entity, rows, key] of sets) {
+  for (const [entity, rows, key, scope] of sets) {
     const repo = manager.getRepository(entity);
     const keys = rows.map((r) => (r as Record<string, string>)[key]);
-    await repo.delete(keys.length ? { [key]: Not(In(keys)) } : {});
+    await repo.delete(keys.length ? { ...scope, [key]: Not(In(keys)) } : scope);
     if (rows.length) await repo.upsert(rows, [key]);
   }
 }

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /*
  * The provider's catalog, mirrored into PostgreSQL by the catalog sync so the
@@ -33,6 +33,15 @@ export class Image {
 
   @Column({ type: 'text', default: '' })
   description: string;
+
+  /**
+   * Null for the provider's images, which every project may boot; a
+   * project's id for a snapshot image of one of its instances, which only
+   * that project sees and boots. The catalog sync leaves these rows alone.
+   */
+  @Index('images_project')
+  @Column({ name: 'project_id', type: 'uuid', nullable: true })
+  projectId: string | null;
 }
 
 @Entity('networks')

@@ -18,12 +18,59 @@ export class CatalogLookups {
     return this.require(Flavor, [{ id: idOrName }, { name: idOrName }], field, `flavor "${idOrName}" does not exist`);
   }
 
-  async requireImage(id: string, field: string): Promise<Image> {
-    return this.require(Image, { id }, field, `image "${id}" does not exist`);
+  /** A public image, or one of `projectId`'s own; another project's is as absent as one that never was. */
+  async requireImage(id: string, field: string, projectId: string): Promise<Image> {
+    const [row] = await hotQuery<Image>(this.dataSource, this.imageSql(), [id, projectId]);
+    if (!row) throw new Invalid(field, `image "${id}" does not exist`);
+    return row;
   }
+
+  /** A page of the images `projectId` may boot (the public ones and its own), by id after `after`. */
+  async imagesAfter(projectId: string, after: string | null, count: number): Promise<Image[]> {
+    this.imagesPageSql ??= `${selectAll(this.dataSource, Image)} WHERE (${this.imageColumn('projectId')} IS NULL OR ${this.imageColumn('projectId')} = $3) AND ($1::text IS NULL OR ${this.imageColumn('id')} > $1) ORDER BY ${this.imageColumn('id')} LIMIT $2`;
+    return hotQuery<Image>(this.dataSource, this.imagesPageSql, [after, count, projectId]);
+  }
+
+  private imagesPageSql: string | undefined;
+  private imageByIdSql: string | undefined;
+
+  private imageSql(): string {
+    this.imageByIdSql ??= `${selectAll(this.dataSource, Image)} WHERE ${this.imageColumn('id')} = $1 AND (${this.imageColumn('projectId')} IS NULL OR ${this.imageColumn('projectId')} = $2) LIMIT 1`;
+    return this.imageByIdSql;
+  }
+
+  private imageColumn(property: keyof Image): string {
+    return columnOf(this.dataSource, Image, property);
+  }
+
+  /**
+   * An image by id or by name (a cluster's `image` takes either, as Heat's
+   * image parameter does), among those `projectId` may boot: the public ones
+   * and its own. An id wins over a name.
+   */
+  async requireImageRef(idOrName: string, field: string, projectId: string): Promise<Image> {
+    const visible = `(${this.imageColumn('projectId')} IS NULL OR ${this.imageColumn('projectId')} = $2)`;
+    this.imageRefSql ??= `${selectAll(this.dataSource, Image)} WHERE (${this.imageColumn('id')} = $1 OR ${this.imageColumn('name')} = $1) AND ${visible} ORDER BY ${this.imageColumn('id')} = $1 DESC, ${this.imageColumn('projectId')} IS NULL LIMIT 1`;
+    const [row] = await hotQuery<Image>(this.dataSource, this.imageRefSql, [idOrName, projectId]);
+    if (!row) throw new Invalid(field, `image "${idOrName}" does not exist`);
+    return row;
+  }
+
+  private imageRefSql: string | undefined;
 
   async requireNetwork(id: string, field: string): Promise<Network> {
     return this.require(Network, { id }, field, `network "${id}" does not exist`);
+  }
+
+  /**
+   * The subnet a resource on `network` uses: the network's one subnet (the
+   * catalog mirrors one range per network, so its subnet is named after it)
+   * when `subnetId` is omitted, else that subnet if it is the network's.
+   */
+  requireSubnet(network: Network, subnetId: string | undefined, field: string): string {
+    const own = subnetOf(network);
+    if (subnetId !== undefined && subnetId !== own) throw new Invalid(field, `subnet "${subnetId}" does not exist on network "${network.id}" (its subnet is "${own}")`);
+    return own;
   }
 
   async requireKeypair(name: string, field: string): Promise<Keypair> {
@@ -76,4 +123,9 @@ export class CatalogLookups {
     }
     return sql;
   }
+}
+
+/** The id of a network's one subnet, as lookups and listings name it. */
+export function subnetOf(network: Pick<Network, 'id'>): string {
+  return `${network.id}-subnet`;
 }

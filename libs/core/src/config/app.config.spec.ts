@@ -17,3 +17,21 @@ describe('loadConfig: GATEWAY_PORT_RANGE', () => {
     expect(load(range)).toThrow(/GATEWAY_PORT_RANGE=.*at most 10000 ports/);
   });
 });
+
+describe('loadConfig: API_PROCESSES and SHUTDOWN_TIMEOUT_MS', () => {
+  it('defaults to one api process and a 10 s drain', () => {
+    const config = loadConfig({});
+    expect([config.API_PROCESSES, config.SHUTDOWN_TIMEOUT_MS]).toEqual([1, 10_000]);
+    expect(loadConfig({ API_PROCESSES: '4', SHUTDOWN_TIMEOUT_MS: '0' })).toMatchObject({ API_PROCESSES: 4, SHUTDOWN_TIMEOUT_MS: 0 });
+  });
+
+  it.each([
+    ['API_PROCESSES', '0'],
+    ['API_PROCESSES', '65'],
+    ['API_PROCESSES', 'two'],
+    ['SHUTDOWN_TIMEOUT_MS', '-1'],
+    ['SHUTDOWN_TIMEOUT_MS', '600001'],
+  ])('refuses %s=%s, naming the setting', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(name));
+  });
+});

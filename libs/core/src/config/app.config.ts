@@ -63,6 +63,28 @@ export class AppConfig {
   @Max(65535)
   API_PORT = 8080;
 
+  /**
+   * Api processes sharing API_PORT (node:cluster: the first process holds
+   * the socket and hands connections out). Each keeps its own pools, so
+   * DATABASE_POOL_MAX counts once per process against max_connections.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  API_PROCESSES = 1;
+
+  /**
+   * How long a stopping api waits for the requests it holds, and a stopping
+   * worker for the jobs it runs, before it exits anyway. A job cut off is
+   * run again by another worker once its lock lapses.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
   /** Public base URL printed to users; derived from host and port when unset. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
@@ -134,6 +156,24 @@ export class AppConfig {
   @Min(1000)
   INSTANCE_BUILD_DEADLINE_MS = 15 * 60_000;
 
+  // --- Clusters ---------------------------------------------------------------
+
+  /** A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  CLUSTER_BUILD_DEADLINE_MS = 10 * 60_000;
+
+  /**
+   * How often the worker looks at every cluster that is not being built or
+   * repaired (members lost, health changed). Process exits and the
+   * balancer's health notices make it look at once; this is the floor.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(200)
+  CLUSTER_RECONCILE_INTERVAL_MS = 2_000;
+
   // --- Managed databases (postgres, cache, analytics) -----------------------
 
   /** How long a new or restarted server may take to accept connections before it is an error. */
@@ -141,6 +181,21 @@ export class AppConfig {
   @IsInt()
   @Min(1000)
   DATABASE_START_TIMEOUT_MS = 60_000;
+
+  /** How long POST .../reset-password waits for the server to take the new password before answering 202 (the change still happens). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  DATABASE_PASSWORD_RESET_WAIT_MS = 30_000;
+
+  /**
+   * A MySQL server binary (`mysqld`) for /v1/relational-databases creates
+   * with engine mysql; unset, the usual system folders are searched, and a
+   * host without one ends such a create in error naming this setting.
+   */
+  @IsOptional()
+  @IsString()
+  MYSQL_SERVER_BIN?: string;
 
   /** A database still provisioning this long after create is failed by the reconciler. */
   @Transform(toInt)
@@ -222,6 +277,16 @@ export class AppConfig {
   EDGE_RESYNC_INTERVAL_MS = 5_000;
 
   /**
+   * How often the edge reads its balancers' backend health from HAProxy and,
+   * where it changed, writes it and says so (BALANCER_STATUS_CHANNEL): how
+   * soon a cluster sees a member join or leave.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  EDGE_HEALTH_POLL_MS = 250;
+
+  /**
    * Long polls (`?wait=`) one api process holds at once; one more is a 503
    * with Retry-After. A waiting poll holds no PostgreSQL connection, only a
    * socket and a little memory, so the bound is about file descriptors.
@@ -258,6 +323,15 @@ export class AppConfig {
   @IsInt()
   @Min(200)
   OUTBOX_RELAY_INTERVAL_MS = 2_000;
+
+  /**
+   * Where the worker answers GET /metrics (operator basic auth, as the api's
+   * /metrics): `address:port`, loopback by default, or `off`. Several workers
+   * on one host each need a port of their own; one that cannot bind it logs
+   * so and works on without metrics.
+   */
+  @Matches(/^(off|\d{1,3}(\.\d{1,3}){3}:\d{1,5})$/)
+  WORKER_METRICS_LISTEN = '127.0.0.1:9464';
 
   /** How long an `Idempotency-Key` and the answer it got are kept (24 h, as clients retry for a day at most). */
   @Transform(toInt)
@@ -324,6 +398,11 @@ export class AppConfig {
   @Transform(toInt)
   @IsInt()
   @Min(0)
+  QUOTA_RELATIONAL_DATABASES = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
   QUOTA_VOLUME_GB = 100_000;
 
   @Transform(toInt)
@@ -345,6 +424,13 @@ export class AppConfig {
   /** Networks gateway targets may be in: the configured ones, else the instance networks. */
   get gatewayAllowedNetworks(): string[] {
     return this.GATEWAY_ALLOWED_NETWORKS.length ? this.GATEWAY_ALLOWED_NETWORKS : [this.LOCAL_ADDRESS_POOL];
+  }
+
+  /** WORKER_METRICS_LISTEN as host and port, or null when off. */
+  get workerMetricsListen(): { host: string; port: number } | null {
+    if (this.WORKER_METRICS_LISTEN === 'off') return null;
+    const at = this.WORKER_METRICS_LISTEN.lastIndexOf(':');
+    return { host: this.WORKER_METRICS_LISTEN.slice(0, at), port: Number(this.WORKER_METRICS_LISTEN.slice(at + 1)) };
   }
 
   get publicUrl(): string {

@@ -1,4 +1,7 @@
 import { AddressLease } from '../addresses/address-lease.entity';
+import { ClusterEvent } from '../clusters/cluster-event.entity';
+import { ClusterMember } from '../clusters/cluster-member.entity';
+import { Cluster } from '../clusters/cluster.entity';
 import { Flavor, Image, Keypair, Network, SecurityGroup } from '../catalog/catalog.entities';
 import { ManagedDatabase } from '../databases/managed-database.entity';
 import { ProxyHost } from '../dns/proxy-host.entity';
@@ -36,4 +39,7 @@ export const ENTITIES = [
   LoadBalancerBackend,
   IdempotencyKey,
   ProjectQuota,
+  Cluster,
+  ClusterMember,
+  ClusterEvent,
 ];

@@ -41,8 +41,8 @@ const INT = /^\d{1,9}$/;
 const KEY_ALIAS = '__createdAtText';
 
 /**
- * One page of `entity`'s rows matching `scope` (property = value, ANDed; an
- * undefined value is left out) and the filters. The id column's type (uuid or
+ * One page of `entity`'s rows matching `scope` (property = value, or one of
+ * the values of an array, ANDed; an undefined value is left out) and the filters. The id column's type (uuid or
  * int) decides what a key's id must look like; a key that does not fit is a
  * 400 on `cursor`, never an SQL error.
  */
@@ -61,7 +61,8 @@ export async function keysetPage<E extends ObjectLiteral>(
   for (const [property, value] of Object.entries(scope)) {
     if (value === undefined) continue;
     params.push(value);
-    where.push(`${col(property)} = $${params.length}`);
+    // A list is any of its values (the relational collection's two engines).
+    where.push(Array.isArray(value) ? `${col(property)} = ANY($${params.length})` : `${col(property)} = $${params.length}`);
   }
   if (request.status !== undefined) {
     params.push(request.status);

@@ -4,8 +4,8 @@ import { DatabaseEngine } from './database-engines';
 
 /**
  * A managed database server of any engine: /v1/databases (postgres),
- * /v1/cache (redis) and /v1/analytics (clickhouse) are three views of this
- * one table, which keeps ids numeric and shared logic in one place. Only the
+ * /v1/cache (redis), /v1/analytics (clickhouse) and
+ * /v1/relational-databases (mariadb, mysql) are four views of this one table, which keeps ids numeric and shared logic in one place. Only the
  * engine's password verifier is stored, never the password.
  */
 @Entity('managed_databases')
@@ -35,15 +35,15 @@ export class ManagedDatabase {
   @Column({ type: 'text' })
   name: string;
 
-  /** postgres and clickhouse. */
+  /** postgres, clickhouse, mariadb and mysql. */
   @Column({ name: 'db_name', type: 'text', nullable: true })
   dbName: string | null;
 
-  /** postgres and clickhouse; redis has the `default` user only. */
+  /** postgres, clickhouse, mariadb and mysql; redis has the `default` user only. */
   @Column({ name: 'db_user', type: 'text', nullable: true })
   dbUser: string | null;
 
-  /** Engine version asked for: postgres 16/15/14, redis 7/6; null for clickhouse (the host's). */
+  /** Engine version asked for: postgres 16/15/14, redis 7/6, mariadb 10.11/11.4, mysql 8.0/8.4; null for clickhouse (the host's). */
   @Column({ type: 'text', nullable: true })
   version: string | null;
 
@@ -58,11 +58,19 @@ export class ManagedDatabase {
   ha: boolean;
 
   /**
-   * The engine's own verifier of the password: a PostgreSQL SCRAM-SHA-256
-   * verifier, or the SHA-256 hex that Redis ACLs and ClickHouse users take.
+   * The engine's own verifier of the password (engineVerifier): a PostgreSQL
+   * SCRAM-SHA-256 verifier, the SHA-256 hex that Redis ACLs and ClickHouse
+   * users take, or the mysql_native_password hash of MariaDB and MySQL.
    */
   @Column({ name: 'password_verifier', type: 'text' })
   passwordVerifier: string;
+
+  /**
+   * A reset-password stored a new verifier that the server does not hold
+   * yet; the worker's database.rotate job clears it once the server does.
+   */
+  @Column({ name: 'password_pending', type: 'boolean', default: false })
+  passwordPending: boolean;
 
   @Column({ name: 'flavor_id', type: 'text' })
   flavorId: string;

@@ -12,7 +12,7 @@ import { OutboxEntry } from '../outbox/outbox.entity';
 import { Principal } from '../projects/projects.service';
 import { ProjectQuotas } from '../quotas/project-quotas';
 import { QuotaName } from '../quotas/quota.rules';
-import { generateDatabasePassword, scramSha256Verifier, sha256Hex } from '../secrets/password-verifiers';
+import { engineVerifier, generateDatabasePassword } from '../secrets/password-verifiers';
 import { compareAndSet } from '../status/compare-and-set';
 import { DATABASE_CAS } from './database-cas';
 import { DatabaseEngine, ENGINE_PORTS } from './database-engines';
@@ -39,10 +39,21 @@ export const ENGINE_NOUN: Readonly<Record<DatabaseEngine, string>> = {
   postgres: 'database',
   redis: 'cache instance',
   clickhouse: 'analytics instance',
+  mariadb: 'relational database',
+  mysql: 'relational database',
 };
 
 /** The quota each engine's servers count against. */
-const ENGINE_QUOTA: Readonly<Record<DatabaseEngine, QuotaName>> = { postgres: 'databases', redis: 'caches', clickhouse: 'analytics' };
+const ENGINE_QUOTA: Readonly<Record<DatabaseEngine, QuotaName>> = {
+  postgres: 'databases',
+  redis: 'caches',
+  clickhouse: 'analytics',
+  mariadb: 'relational_databases',
+  mysql: 'relational_databases',
+};
+
+/** The engines one collection serves: one for each, except /v1/relational-databases (mariadb and mysql). */
+export type EngineSet = readonly [DatabaseEngine, ...DatabaseEngine[]];
 
 const NEXT_ID = `SELECT nextval(pg_get_serial_sequence('managed_databases', 'id'))::int AS id`;
 
@@ -77,7 +88,7 @@ export class ManagedDatabaseLifecycle {
       this.catalog.requireNetwork(req.networkId, 'network_id'),
       this.catalog.requireKeypair(req.keypairName, 'keypair_name'),
       this.catalog.requireSecurityGroups(undefined, req.securityGroupNames),
-      engine === 'postgres' ? scramSha256Verifier(password) : Promise.resolve(sha256Hex(password)),
+      engineVerifier(engine, password),
       this.nextId(),
     ]);
 
@@ -130,26 +141,26 @@ export class ManagedDatabaseLifecycle {
     }
   }
 
-  /** A page of the project's servers of this engine, newest first (keyset-page.ts). */
-  list(engine: DatabaseEngine, principal: Principal, page: PageRequest): Promise<RowsPage<ManagedDatabase>> {
-    return keysetPage(this.dataSource, ManagedDatabase, { projectId: principal.projectId, engine }, page);
+  /** A page of the project's servers of these engines, newest first (keyset-page.ts). */
+  list(engines: EngineSet, principal: Principal, page: PageRequest): Promise<RowsPage<ManagedDatabase>> {
+    return keysetPage(this.dataSource, ManagedDatabase, { projectId: principal.projectId, engine: engines.length === 1 ? engines[0] : [...engines] }, page);
   }
 
   /**
    * NotFound when it does not exist in this collection, Forbidden when it is
    * another project's. Clients poll this until `ready`, so it is a hot read.
    */
-  async get(engine: DatabaseEngine, id: string, principal: Principal): Promise<ManagedDatabase> {
-    const row = /^\d{1,9}$/.test(id) ? await hotFindOne(this.dataSource, ManagedDatabase, { id: Number(id), engine }) : undefined;
-    if (!row) throw new NotFound(`${ENGINE_NOUN[engine]} ${id} not found`);
-    if (row.projectId !== principal.projectId) throw new Forbidden(`${ENGINE_NOUN[engine]} ${id} belongs to another project`);
+  async get(engines: EngineSet, id: string, principal: Principal): Promise<ManagedDatabase> {
+    const row = /^\d{1,9}$/.test(id) ? await hotFindOne(this.dataSource, ManagedDatabase, { id: Number(id) }) : undefined;
+    if (!row || !engines.includes(row.engine)) throw new NotFound(`${ENGINE_NOUN[engines[0]]} ${id} not found`);
+    if (row.projectId !== principal.projectId) throw new Forbidden(`${ENGINE_NOUN[engines[0]]} ${id} belongs to another project`);
     return row;
   }
 
   /** Marks the server deleting and hands the teardown to the worker. Repeating it is harmless. */
-  async delete(engine: DatabaseEngine, id: string, principal: Principal): Promise<void> {
+  async delete(engines: EngineSet, id: string, principal: Principal): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const row = await this.get(engine, id, principal);
+      const row = await this.get(engines, id, principal);
       if (row.status === 'deleting') return;
       const next = row.generation + 1;
       const entry = await this.dataSource.transaction(async (manager) => {
@@ -158,7 +169,55 @@ export class ManagedDatabaseLifecycle {
       });
       if (entry) return this.outbox.dispatch([entry]);
     }
-    throw new Conflict(`${ENGINE_NOUN[engine]} ${id} is changing; try again`);
+    throw new Conflict(`${ENGINE_NOUN[engines[0]]} ${id} is changing; try again`);
+  }
+
+  /**
+   * A new password for a ready server: its verifier replaces the old one in
+   * the row (a new generation, so a late job of the old one changes nothing)
+   * with `password_pending`, and the database.rotate job has the server take
+   * it. Answers once the server holds it (the old password refused from
+   * then on), or after `waitMs` with `applied: false`: the job still runs,
+   * and the password returned is the only one the server will take, so it
+   * is returned either way (holding it back would lock the owner out).
+   */
+  async resetPassword(engines: EngineSet, id: string, principal: Principal, waitMs: number): Promise<CreatedDatabase & { applied: boolean }> {
+    const row = await this.get(engines, id, principal);
+    if (row.status !== 'ready') {
+      throw new Conflict(`${ENGINE_NOUN[row.engine]} ${id} is ${row.status}: a password can be reset once it is ready`);
+    }
+    const password = generateDatabasePassword();
+    const passwordVerifier = await engineVerifier(row.engine, password);
+    const next = row.generation + 1;
+    const entry = await this.dataSource.transaction(async (manager) => {
+      const [, moved] = await manager.query(
+        `UPDATE managed_databases SET password_verifier = $4, password_pending = true, generation = $3, updated_at = now()
+          WHERE id = $1 AND status = 'ready' AND generation = $2`,
+        [row.id, row.generation, next, passwordVerifier],
+      );
+      return moved ? this.outbox.writeJob(manager, 'database.rotate', databaseServerKey(row), { databaseId: row.id, generation: next }) : null;
+    });
+    if (!entry) throw new Conflict(`${ENGINE_NOUN[row.engine]} ${id} is changing; try again`);
+    this.outbox.dispatch([entry]);
+    const applied = await this.waitForPassword(row.id, next, waitMs);
+    const now = (await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: row.id })) ?? row;
+    return { row: now, password, applied };
+  }
+
+  /** True once the server took generation `generation`'s verifier; false when `waitMs` passed first or the row moved on. */
+  private async waitForPassword(id: number, generation: number, waitMs: number): Promise<boolean> {
+    const deadline = Date.now() + waitMs;
+    let interval = 10;
+    for (;;) {
+      const [row] = await hotQuery<{ password_pending: boolean; generation: number }>(this.dataSource, `SELECT password_pending, generation FROM managed_databases WHERE id = $1`, [
+        id,
+      ]);
+      if (!row || row.generation !== generation) return false;
+      if (!row.password_pending) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, interval));
+      interval = Math.min(200, interval * 2);
+    }
   }
 
   private async nextId(): Promise<number> {

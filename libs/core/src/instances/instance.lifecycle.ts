@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
@@ -70,13 +70,18 @@ export class InstanceLifecycle {
     private readonly quotas: ProjectQuotas,
   ) {}
 
-  async create(spec: NewInstance, principal: Principal): Promise<Instance> {
+  /**
+   * `within` runs inside the create's transaction, after the row is written:
+   * a cluster links its member there, so no instance is ever made without
+   * its link (and a refusal from it makes none).
+   */
+  async create(spec: NewInstance, principal: Principal, within?: (manager: EntityManager, instanceId: string) => Promise<void>): Promise<Instance> {
     if (spec.volume) this.volumes.checkSize(spec.volume.size, 'volume.size');
     const port = spec.port === undefined ? 3000 : Number(spec.port);
     const requestedHost = spec.dname === undefined ? null : this.proxyHosts.hostname(spec.dname, 'dname');
     // One round of lookups; with several bad references the first in this order is reported.
     const [image, flavor, network, , securityGroupIds] = await allInOrder([
-      this.catalog.requireImage(spec.image_id, 'image_id'),
+      this.catalog.requireImage(spec.image_id, 'image_id', principal.projectId),
       this.catalog.requireFlavor(spec.flavor_id, 'flavor_id'),
       this.catalog.requireNetwork(spec.network_id, 'network_id'),
       this.catalog.requireKeypair(spec.keypair_name, 'keypair_name'),
@@ -109,6 +114,7 @@ export class InstanceLifecycle {
           metadata: { isPublic: 'false', enableSSH: 'false' },
           buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
+        await within?.(manager, id);
         const jobs = [];
         // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
         if (spec.volume) {

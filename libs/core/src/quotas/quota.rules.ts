@@ -9,7 +9,7 @@ import { AppConfig } from '../config/app.config';
  * capacity.
  */
 
-export const QUOTA_NAMES = ['instances', 'databases', 'caches', 'analytics', 'volume_gb', 'gateway_routes', 'proxy_hosts'] as const;
+export const QUOTA_NAMES = ['instances', 'databases', 'caches', 'analytics', 'relational_databases', 'volume_gb', 'gateway_routes', 'proxy_hosts'] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 
 export interface QuotaRule {
@@ -25,8 +25,8 @@ export interface QuotaRule {
   sql: string;
 }
 
-const DATABASE_SQL = (engine: string) =>
-  `SELECT count(*) FILTER (WHERE engine = '${engine}' AND status <> 'deleting')::int AS used, ` +
+const DATABASE_SQL = (...engines: string[]) =>
+  `SELECT count(*) FILTER (WHERE engine IN (${engines.map((e) => `'${e}'`).join(', ')}) AND status <> 'deleting')::int AS used, ` +
   `count(*) FILTER (WHERE status = 'provisioning')::int AS pending FROM managed_databases WHERE project_id = $1`;
 
 export const QUOTA_RULES: Readonly<Record<QuotaName, QuotaRule>> = {
@@ -35,10 +35,11 @@ export const QUOTA_RULES: Readonly<Record<QuotaName, QuotaRule>> = {
     unit: 'instances',
     sql: `SELECT count(*) FILTER (WHERE status <> 'DELETING')::int AS used, count(*) FILTER (WHERE status = 'BUILD')::int AS pending FROM instances WHERE project_id = $1`,
   },
-  // The databases queue is shared by the three engines: a project's rank there counts all of them.
+  // The databases queue is shared by every engine: a project's rank there counts all of them.
   databases: { defaultLimit: (c) => c.QUOTA_DATABASES, unit: 'databases', sql: DATABASE_SQL('postgres') },
   caches: { defaultLimit: (c) => c.QUOTA_CACHES, unit: 'cache instances', sql: DATABASE_SQL('redis') },
   analytics: { defaultLimit: (c) => c.QUOTA_ANALYTICS, unit: 'analytics instances', sql: DATABASE_SQL('clickhouse') },
+  relational_databases: { defaultLimit: (c) => c.QUOTA_RELATIONAL_DATABASES, unit: 'relational databases', sql: DATABASE_SQL('mariadb', 'mysql') },
   volume_gb: {
     defaultLimit: (c) => c.QUOTA_VOLUME_GB,
     unit: 'GiB of volumes',

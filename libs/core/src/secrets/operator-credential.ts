@@ -37,6 +37,15 @@ export class OperatorCredential {
     return timingSafeEqual(actual, expected);
   }
 
+  /** An `Authorization: Basic` header naming `operator` with the right password. */
+  verifyBasic(authorization: string | undefined): boolean {
+    const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(authorization?.trim() ?? '');
+    if (!match) return false;
+    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon > 0 && decoded.slice(0, colon) === 'operator' && this.verify(decoded.slice(colon + 1));
+  }
+
   private static path(dataDir: string): string {
     return join(secretsDir(dataDir), 'operator-password.scrypt');
   }

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { generateDatabasePassword, scramSha256Verifier, sha256Hex } from './password-verifiers';
+import { generateDatabasePassword, mysqlNativeVerifier, scramSha256Verifier, sha256Hex } from './password-verifiers';
 
 describe('database password verifiers', () => {
   it('generates distinct 32-character alphanumeric passwords', () => {
@@ -32,5 +32,10 @@ describe('database password verifiers', () => {
 
   it('hashes for Redis ACLs and ClickHouse as SHA-256 hex', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
+  // The value MariaDB's own PASSWORD('secretpw123') returned on 10.11.
+  it('computes the mysql_native_password verifier MariaDB and MySQL compute', () => {
+    expect(mysqlNativeVerifier('secretpw123')).toBe('*503141D68F66BF089C04BC3449AD46E13C2A36AF');
   });
 });

@@ -1,4 +1,5 @@
 import { createHash, createHmac, pbkdf2, randomBytes } from 'node:crypto';
+import type { DatabaseEngine } from '../databases/database-engines';
 import { promisify } from 'node:util';
 
 const pbkdf2Async = promisify(pbkdf2);
@@ -39,4 +40,32 @@ export async function scramSha256Verifier(password: string, salt: Buffer = rando
 /** Redis ACL (`#<hex>`) and ClickHouse (`password_sha256_hex`) both take the SHA-256 of the password. */
 export function sha256Hex(password: string): string {
   return createHash('sha256').update(password, 'utf8').digest('hex');
+}
+
+/**
+ * The `mysql_native_password` verifier (`*` and the upper-case hex of
+ * SHA1(SHA1(password))), which MariaDB and MySQL both take as given
+ * (`IDENTIFIED VIA mysql_native_password USING '*…'`, `IDENTIFIED WITH
+ * mysql_native_password AS '*…'`). Unsalted: docs/decisions.md says why it
+ * is still the one stored.
+ */
+export function mysqlNativeVerifier(password: string): string {
+  const sha1 = (data: Buffer) => createHash('sha1').update(data).digest();
+  return `*${sha1(sha1(Buffer.from(password, 'utf8')))
+    .toString('hex')
+    .toUpperCase()}`;
+}
+
+/** The one place that says which verifier each engine stores. */
+export function engineVerifier(engine: DatabaseEngine, password: string): Promise<string> {
+  switch (engine) {
+    case 'postgres':
+      return scramSha256Verifier(password);
+    case 'redis':
+    case 'clickhouse':
+      return Promise.resolve(sha256Hex(password));
+    case 'mariadb':
+    case 'mysql':
+      return Promise.resolve(mysqlNativeVerifier(password));
+  }
 }

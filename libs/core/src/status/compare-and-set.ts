@@ -1,10 +1,15 @@
 import { EntityManager, ObjectLiteral } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
+import { createToSettledSeconds } from '../metrics/metrics.registry';
 import { canTransition, IllegalTransitionError, Transitions } from './transitions';
 
 export interface CasTarget<S extends string, E extends ObjectLiteral> {
   entity: new () => E;
   transitions: Transitions<S>;
+  /** The `kind` label of its create-to-settled time... */
+  kind: string;
+  /** ...or, for a table of several kinds, the column that tells them apart and the label of each value. */
+  kindBy?: { column: string; labels: Readonly<Record<string, string>> };
 }
 
 /**
@@ -40,7 +45,8 @@ export async function compareAndSet<S extends string, E extends ObjectLiteral>(
   const sql =
     `UPDATE "${meta.tableName}" SET status = $1, updated_at = now()` +
     (sets.length ? `, ${sets.join(', ')}` : '') +
-    ` WHERE id = $2 AND status = $3 AND generation = $4 RETURNING id`;
+    ` WHERE id = $2 AND status = $3 AND generation = $4 RETURNING created_at` +
+    (target.kindBy ? `, "${target.kindBy.column}" AS kind` : '');
   const values = columns.map((c, i) => {
     const value = (patch as ObjectLiteral)[properties[i]];
     // As insertTogether: pg would send a JS array as a PostgreSQL array, wrong for json.
@@ -49,5 +55,21 @@ export async function compareAndSet<S extends string, E extends ObjectLiteral>(
   const params = [to, id, from, generation, ...values];
   // Outside a transaction (a worker's status update, on the path to `ready`) it is a hot query.
   const rows = manager.queryRunner ? (await manager.query(sql, params))[0] : await hotQuery(manager.connection, sql, params);
-  return Array.isArray(rows) ? rows.length === 1 : false;
+  const moved: Array<{ created_at: Date; kind?: string }> = Array.isArray(rows) ? rows : [];
+  if (moved.length !== 1) return false;
+  observeSettled(target, from, to, moved[0]);
+  return true;
+}
+
+/**
+ * The one place a resource's create is seen to end: every status move passes
+ * here. A move inside a transaction that then rolls back is counted anyway;
+ * that is rare (a later statement of it failing) and one sample too many in
+ * a histogram misleads nobody.
+ */
+function observeSettled<S extends string, E extends ObjectLiteral>(target: CasTarget<S, E>, from: S, to: S, row: { created_at: Date; kind?: string }): void {
+  // Each table lists its creation status first (transitions.ts); a delete is not the create settling.
+  if (from !== Object.keys(target.transitions)[0] || /^delet/i.test(to)) return;
+  const kind = target.kindBy ? (target.kindBy.labels[row.kind ?? ''] ?? target.kind) : target.kind;
+  createToSettledSeconds.observe({ kind, outcome: to }, Math.max(0, Date.now() - new Date(row.created_at).getTime()) / 1000);
 }

@@ -1,7 +1,9 @@
 /**
  * Every status a resource can hold and every move between them, in one place.
  * Workers and the API change statuses only through `compareAndSet`, which
- * refuses a move this table does not allow.
+ * refuses a move this table does not allow. Each table lists first the
+ * status its rows are created in: leaving it ends the create (a metric,
+ * compare-and-set.ts).
  */
 
 export const INSTANCE_STATUSES = ['BUILD', 'ACTIVE', 'SHUTOFF', 'ERROR', 'DELETING'] as const;
@@ -80,4 +82,26 @@ export const DATABASE_TRANSITIONS: Transitions<DatabaseStatus> = {
   error: ['deleting'],
   // The row goes when the server is gone.
   deleting: [],
+};
+
+/**
+ * Clusters, in Heat's stack vocabulary. A build ends COMPLETE or FAILED;
+ * healing (and later scaling and updates) runs as UPDATE_IN_PROGRESS from
+ * either COMPLETE state. A delete may start from any state but itself; one
+ * that cannot finish (a terminal driver error) ends DELETE_FAILED, from
+ * where a new delete starts again.
+ */
+export const CLUSTER_STATUSES = ['CREATE_IN_PROGRESS', 'CREATE_COMPLETE', 'CREATE_FAILED', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE', 'DELETE_IN_PROGRESS', 'DELETE_FAILED'] as const;
+export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
+
+export const CLUSTER_TRANSITIONS: Transitions<ClusterStatus> = {
+  CREATE_IN_PROGRESS: ['CREATE_COMPLETE', 'CREATE_FAILED', 'DELETE_IN_PROGRESS'],
+  CREATE_COMPLETE: ['UPDATE_IN_PROGRESS', 'DELETE_IN_PROGRESS'],
+  CREATE_FAILED: ['DELETE_IN_PROGRESS'],
+  // A heal that is still under way when another member is lost goes on as the same update.
+  UPDATE_IN_PROGRESS: ['UPDATE_COMPLETE', 'DELETE_IN_PROGRESS'],
+  UPDATE_COMPLETE: ['UPDATE_IN_PROGRESS', 'DELETE_IN_PROGRESS'],
+  // The row goes when the members and the balancer are gone.
+  DELETE_IN_PROGRESS: ['DELETE_FAILED'],
+  DELETE_FAILED: ['DELETE_IN_PROGRESS'],
 };

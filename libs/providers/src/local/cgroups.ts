@@ -43,12 +43,31 @@ export class CgroupLimiter {
     const cpu = this.dir('cpu', id);
     const memory = this.dir('memory', id);
     const pids = this.dir('pids', id);
-    for (const d of [cpu, memory, pids]) mkdirSync(d, { recursive: true });
+    // Accounting only, where the host has the controller (it may share its folder with cpu: then it is the same group).
+    const cpuacct = this.hasController('cpuacct') ? [this.dir('cpuacct', id)] : [];
+    for (const d of [cpu, memory, pids, ...cpuacct]) mkdirSync(d, { recursive: true });
     writeFileSync(join(cpu, 'cpu.cfs_period_us'), String(PERIOD_US));
     writeFileSync(join(cpu, 'cpu.cfs_quota_us'), String(limits.vcpus * PERIOD_US));
     writeFileSync(join(memory, 'memory.limit_in_bytes'), String(limits.ramMb * 1024 * 1024));
     writeFileSync(join(pids, 'pids.max'), String(PIDS_MAX));
-    return [cpu, memory, pids].map((d) => join(d, 'cgroup.procs'));
+    return [...new Set([cpu, memory, pids, ...cpuacct].map((d) => join(d, 'cgroup.procs')))];
+  }
+
+  /**
+   * CPU seconds the instance's group used since it was made (cpuacct.usage,
+   * in nanoseconds: every process that ever ran in it, grandchildren and
+   * daemons included); null when it has no accounting group with a member
+   * (not enforced here, or an instance booted before groups were accounted).
+   */
+  cpuSeconds(id: string): number | null {
+    if (!this.enforced || !this.hasController('cpuacct')) return null;
+    const dir = this.dir('cpuacct', id);
+    try {
+      if (readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim() === '') return null;
+      return Number(readFileSync(join(dir, 'cpuacct.usage'), 'utf8').trim()) / 1e9;
+    } catch {
+      return null;
+    }
   }
 
   /** Every pid in the instance's cpu group (the whole instance, grandchildren included). */
@@ -65,7 +84,7 @@ export class CgroupLimiter {
   }
 
   remove(id: string): void {
-    for (const controller of ['cpu', 'memory', 'pids']) {
+    for (const controller of ['cpu', 'memory', 'pids', 'cpuacct']) {
       const d = this.dir(controller, id);
       try {
         if (existsSync(d)) rmdirSync(d);
@@ -77,13 +96,17 @@ export class CgroupLimiter {
 
   /** The parent group of every instance, once their groups are gone (an installation that is removed). */
   removeParent(): void {
-    for (const controller of ['cpu', 'memory', 'pids']) {
+    for (const controller of ['cpu', 'memory', 'pids', 'cpuacct']) {
       try {
         rmdirSync(join(this.root, controller, this.parent));
       } catch {
         // not there, or an instance's group is still in it
       }
     }
+  }
+
+  private hasController(controller: string): boolean {
+    return existsSync(join(this.root, controller, 'cgroup.procs'));
   }
 
   private dir(controller: string, id: string): string {

@@ -1,15 +1,17 @@
+import { hostname } from 'node:os';
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ComputeDriver, InstanceSpec, ObservedInstance } from '../compute.driver';
+import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage, SnapshotSpec } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { CgroupLimiter } from './cgroups';
 import { canConnect } from './listeners';
 import { chownTree } from './file-ownership';
 import { LocalImage, LocalImages } from './local-images';
+import { isSnapshotId, LocalSnapshot } from './local-snapshots';
 import { HostAccounts, RunAs } from './host-accounts';
-import { INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
+import { cpuSecondsByOwner, INSTANCE_MARKER, isAlive, markerValue, processesOf, processUid, readStat, scanInstanceLeaders } from './process-table';
 
 export interface LocalComputeOptions {
   instancesDir: string;
@@ -27,6 +29,9 @@ export interface LocalObservedInstance extends ObservedInstance {
 /** What the control folder keeps of the last boot: enough to tell readiness and the boot timeout later. */
 interface BootRecord {
   imageId: string;
+  /** What the image ran and when it was ready, kept here: a snapshot image may be deleted while its instances run. */
+  start?: string;
+  readiness?: LocalImage['readiness'];
   address: string;
   port: number;
   startedAt: number;
@@ -123,7 +128,7 @@ export class LocalComputeDriver implements ComputeDriver {
     const user = await this.opts.accounts.ensureInstanceUser(spec.id);
     this.layOut(spec, image, user);
     const pid = this.boot(spec, image, user);
-    return { running: true, ready: false, pid, limits: this.opts.limiter.describe(this.limitsOf(spec.id)) };
+    return { running: true, ready: false, pid, limits: this.opts.limiter.describe(this.limitsOf(spec.id)), host: hostname() };
   }
 
   async delete(id: string): Promise<void> {
@@ -143,6 +148,84 @@ export class LocalComputeDriver implements ComputeDriver {
     rmSync(this.controlDir(id), { recursive: true, force: true });
     await this.opts.accounts.removeInstanceUser(id);
     await this.opts.accounts.removeLeftoverInstanceUsers(this.opts.instancesDir);
+  }
+
+  /**
+   * From the instance's cgroup where it has one (everything that ever ran in
+   * it); else from /proc, one sweep for every id: the processes of the
+   * instance's own user (daemons that left its process group included), or,
+   * where instances do not have users of their own, of its process group.
+   * Only what the kernel counts of those processes is read, as root; nothing
+   * of the instance's files.
+   */
+  async usage(ids: string[]): Promise<Map<string, CpuUsage>> {
+    const result = new Map<string, CpuUsage>();
+    const leaders = scanInstanceLeaders(this.opts.accounts.installation);
+    const running = ids.filter((id) => leaders.get(id)?.some((l) => this.runsAsInstance(id, l.pid)));
+    const fromProc: string[] = [];
+    for (const id of running) {
+      const seconds = this.opts.limiter.cpuSeconds(id);
+      if (seconds === null) fromProc.push(id);
+      else result.set(id, { cpuSeconds: seconds, at: Date.now() });
+    }
+    if (fromProc.length === 0) return result;
+    const byUid = new Map<number, string>();
+    const byGroup = new Map<number, string>();
+    for (const id of fromProc) {
+      const user = this.opts.accounts.isolated ? this.opts.accounts.instanceUser(id) : null;
+      if (user) byUid.set(user.uid, id);
+      else for (const leader of leaders.get(id) ?? []) byGroup.set(leader.pid, id);
+    }
+    const seconds = cpuSecondsByOwner((stat, uid) => byUid.get(uid) ?? byGroup.get(stat.pgrp) ?? null);
+    const at = Date.now();
+    for (const id of fromProc) result.set(id, { cpuSeconds: seconds.get(id) ?? 0, at });
+    return result;
+  }
+
+  /**
+   * A copy of the instance's home as its user can read it, without the
+   * platform's `.stratus` folder, plus the start command and readiness of
+   * the image it booted from (LocalSnapshots.make says how the copy is kept
+   * from reading or carrying what it must not).
+   */
+  async snapshot(spec: SnapshotSpec): Promise<SnapshotImage> {
+    const snapshots = this.opts.images.snapshots;
+    if (!snapshots) throw new DriverError('invalid', 'snapshots are not set up on this provider');
+    if (!isSnapshotId(spec.id) || this.opts.images.isBuiltIn(spec.id)) {
+      throw new DriverError('invalid', `snapshot id ${JSON.stringify(spec.id)} is not 3 to 63 lowercase letters, digits and hyphens, or names an image`);
+    }
+    const existing = snapshots.get(spec.id);
+    if (existing) {
+      if (existing.sourceInstanceId === spec.instanceId && existing.projectId === spec.projectId) return snapshotImage(existing);
+      throw new DriverError('invalid', `snapshot id ${spec.id} is taken by another image`);
+    }
+    if (!existsSync(join(this.controlDir(spec.instanceId), 'laid-out'))) throw new DriverError('not_found', `instance ${spec.instanceId} does not exist on this provider`);
+    const boot = this.bootRecord(spec.instanceId);
+    const found = boot && this.opts.images.get(boot.imageId);
+    const image = boot?.start && boot.readiness ? { name: found?.name ?? boot.imageId, start: boot.start, readiness: boot.readiness } : found;
+    if (!image) throw new DriverError('invalid', `instance ${spec.instanceId} has no record of the image it booted from`);
+    const user = this.opts.accounts.instanceUser(spec.instanceId);
+    if (!user) throw new DriverError('not_found', `instance ${spec.instanceId} has no user on this host`);
+    const made = await snapshots.make(spec.id, this.home(spec.instanceId), user, {
+      name: spec.name,
+      description: `snapshot of instance ${spec.instanceId} (from ${image.name})`,
+      start: image.start,
+      readiness: image.readiness,
+      projectId: spec.projectId,
+      sourceInstanceId: spec.instanceId,
+      createdAt: new Date().toISOString(),
+    });
+    return snapshotImage(made);
+  }
+
+  async observeSnapshot(id: string): Promise<SnapshotImage | null> {
+    const found = this.opts.images.snapshots?.get(id);
+    return found ? snapshotImage(found) : null;
+  }
+
+  /** Instances booted from it have their own copy of its files: only the image goes. */
+  async deleteSnapshot(id: string): Promise<void> {
+    this.opts.images.snapshots?.remove(id);
   }
 
   /**
@@ -168,7 +251,7 @@ export class LocalComputeDriver implements ComputeDriver {
 
   private async observed(id: string, pid: number | null): Promise<LocalObservedInstance> {
     const ready = pid !== null && (await this.isReady(id));
-    return { running: pid !== null, ready, pid, limits: this.opts.limiter.describe(this.limitsOf(id)) };
+    return { running: pid !== null, ready, pid, limits: this.opts.limiter.describe(this.limitsOf(id)), host: hostname() };
   }
 
   private controlDir(id: string): string {
@@ -190,7 +273,9 @@ export class LocalComputeDriver implements ComputeDriver {
     if (existsSync(done)) return;
     rmSync(home, { recursive: true, force: true });
     mkdirSync(this.controlDir(spec.id), { recursive: true, mode: 0o711 });
-    cpSync(image.dir, home, { recursive: true, filter: (src) => !src.endsWith('image.json') });
+    // Links as they are: a relative one would otherwise be made to point into the image's folder.
+    const manifest = join(image.dir, 'image.json');
+    cpSync(image.dir, home, { recursive: true, verbatimSymlinks: true, filter: (src) => src !== manifest });
     mkdirSync(join(home, '.stratus'), { recursive: true, mode: 0o700 });
     if (spec.userData) writeFileSync(join(home, '.stratus', 'user-data'), spec.userData, { mode: 0o700 });
     writeFileSync(join(this.controlDir(spec.id), 'limits.json'), JSON.stringify(spec.flavor), { mode: 0o600 });
@@ -218,7 +303,7 @@ export class LocalComputeDriver implements ComputeDriver {
     // Written again once this boot's process exists: until then the record says "not spawned yet".
     rmSync(join(dir, 'pid'), { force: true });
     // Before the spawn: a worker that dies right after it leaves a boot that is still timed.
-    const record: BootRecord = { imageId: image.id, address: spec.address, port: spec.port, startedAt: Date.now() };
+    const record: BootRecord = { imageId: image.id, start: image.start, readiness: image.readiness, address: spec.address, port: spec.port, startedAt: Date.now() };
     writeFileSync(this.bootFile(spec.id), JSON.stringify(record), { mode: 0o600 });
     this.secure(spec.id, runAs);
     // Readable by the instance alone; made anew, so nothing the instance did to the old one is kept.
@@ -306,8 +391,8 @@ export class LocalComputeDriver implements ComputeDriver {
     if (existsSync(this.bootedFile(id))) return true;
     const boot = this.bootRecord(id);
     if (!boot) return true;
-    const image = this.opts.images.get(boot.imageId);
-    const ready = image?.readiness === 'port' ? await canConnect(boot.address, boot.port, 500) : existsSync(join(this.home(id), '.stratus', 'booted'));
+    const readiness = boot.readiness ?? this.opts.images.get(boot.imageId)?.readiness;
+    const ready = readiness === 'port' ? await canConnect(boot.address, boot.port, 500) : existsSync(join(this.home(id), '.stratus', 'booted'));
     if (ready) writeFileSync(this.bootedFile(id), '', { mode: 0o600 });
     return ready;
   }
@@ -362,6 +447,10 @@ export class LocalComputeDriver implements ComputeDriver {
   }
 }
 
+function snapshotImage(s: LocalSnapshot): SnapshotImage {
+  return { id: s.id, name: s.name, description: s.description, projectId: s.projectId, sourceInstanceId: s.sourceInstanceId };
+}
+
 function bootScriptFor(image: LocalImage): string {
   return `#!/bin/sh
 # Written by the local provider before every boot.
@@ -377,9 +466,14 @@ if [ -f .stratus/user-data ] && [ ! -f .stratus/first-boot-done ]; then
   touch .stratus/first-boot-done
 fi
 touch .stratus/booted
-echo "[boot] starting ${image.name}"
+echo ${shellQuote(`[boot] starting ${image.name}`)}
 ${image.start}
 `;
+}
+
+/** One shell word, whatever it holds (a snapshot's name is its project's to choose). */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Instance users must be able to reach their home through every parent folder. */

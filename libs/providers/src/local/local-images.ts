@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { LocalSnapshots } from './local-snapshots';
 
 export interface LocalImage {
   id: string;
@@ -24,10 +25,19 @@ export function defaultImagesDir(): string {
   return join(dir, 'images');
 }
 
+/**
+ * The images an instance may boot from: the repository's own (public, in
+ * the catalog), and with `snapshots` the snapshot images made of instances
+ * (private to a project: the control plane keeps their catalog rows, and
+ * who may boot them).
+ */
 export class LocalImages {
   private readonly images: Map<string, LocalImage>;
 
-  constructor(root = defaultImagesDir()) {
+  constructor(
+    root = defaultImagesDir(),
+    readonly snapshots: LocalSnapshots | null = null,
+  ) {
     this.images = new Map(
       readdirSync(root, { withFileTypes: true })
         .filter((d) => d.isDirectory() && existsSync(join(root, d.name, 'image.json')))
@@ -38,11 +48,18 @@ export class LocalImages {
     );
   }
 
+  /** The public images (snapshots are not in the provider's catalog). */
   list(): LocalImage[] {
     return [...this.images.values()];
   }
 
+  /** Read from disk for a snapshot: another worker of the installation may have made it. */
   get(id: string): LocalImage | undefined {
-    return this.images.get(id);
+    return this.images.get(id) ?? this.snapshots?.get(id) ?? undefined;
+  }
+
+  /** Whether `id` is one of the repository's own images (a snapshot may not take its id). */
+  isBuiltIn(id: string): boolean {
+    return this.images.has(id);
   }
 }

@@ -17,6 +17,7 @@ import { LocalCatalog } from './local-catalog';
 import { LocalComputeDriver } from './local-compute.driver';
 import { LOCAL_HOOKS, LocalHooks } from './local-hooks';
 import { LocalImages } from './local-images';
+import { LocalSnapshots } from './local-snapshots';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
 import { LocalNetworkDriver } from './local-network.driver';
 import { LocalVolumeDriver } from './local-volume.driver';
@@ -31,7 +32,8 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
  */
 @Module({
   providers: [
-    { provide: LOCAL_IMAGES, useFactory: () => new LocalImages() },
+    // Snapshot images in the data folder, beside the instances they are copied into.
+    { provide: LOCAL_IMAGES, inject: [AppConfig], useFactory: (config: AppConfig) => new LocalImages(undefined, new LocalSnapshots(join(config.DATA_DIR, 'snapshots'))) },
     // One per process: instance users and the database user of this installation.
     { provide: HOST_ACCOUNTS, inject: [AppConfig], useFactory: (config: AppConfig) => new HostAccounts(installationId(config.DATA_DIR)) },
     {

@@ -12,7 +12,13 @@ export interface ProcStat {
   /** CPU time used so far in user space and in the kernel, in clock ticks (USER_HZ, 100 a second on Linux). */
   userTicks: number;
   systemTicks: number;
+  /** CPU time of its children that exited and were waited for, in clock ticks. */
+  childUserTicks: number;
+  childSystemTicks: number;
 }
+
+/** Clock ticks a second in /proc (USER_HZ: 100 on every Linux architecture we run on). */
+export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Fields of /proc/<pid>/stat; null when the process is gone. */
 export function readStat(pid: number): ProcStat | null {
@@ -24,7 +30,17 @@ export function readStat(pid: number): ProcStat | null {
   }
   // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
   const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: rest[0], ppid: Number(rest[1]), pgrp: Number(rest[2]), startTime: rest[19], userTicks: Number(rest[11]), systemTicks: Number(rest[12]) };
+  return {
+    pid,
+    state: rest[0],
+    ppid: Number(rest[1]),
+    pgrp: Number(rest[2]),
+    startTime: rest[19],
+    userTicks: Number(rest[11]),
+    systemTicks: Number(rest[12]),
+    childUserTicks: Number(rest[13]),
+    childSystemTicks: Number(rest[14]),
+  };
 }
 
 export function isAlive(stat: ProcStat | null): stat is ProcStat {
@@ -102,4 +118,27 @@ export function processesOf(uid: number): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name) && processUid(Number(name)) === uid && isAlive(readStat(Number(name))))
     .map(Number);
+}
+
+/**
+ * CPU seconds used so far by every live process of each owner: `ownerOf`
+ * names the owner of a process (by its stat and real uid), or null for none.
+ * A process counts its own time and that of its children it has waited for,
+ * so the sum keeps what a finished child (a request handler, a build step)
+ * used; it drops what an orphan that dies unwaited used, a loss the cgroup
+ * counter (CgroupLimiter.cpuSeconds) does not have.
+ */
+export function cpuSecondsByOwner<K>(ownerOf: (stat: ProcStat, uid: number) => K | null): Map<K, number> {
+  const ticks = new Map<K, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    const stat = readStat(pid);
+    const uid = processUid(pid);
+    if (!isAlive(stat) || uid === null) continue;
+    const owner = ownerOf(stat, uid);
+    if (owner === null) continue;
+    ticks.set(owner, (ticks.get(owner) ?? 0) + stat.userTicks + stat.systemTicks + stat.childUserTicks + stat.childSystemTicks);
+  }
+  return new Map([...ticks].map(([owner, t]) => [owner, t / CLOCK_TICKS_PER_SECOND]));
 }

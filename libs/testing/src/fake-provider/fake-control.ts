@@ -64,6 +64,10 @@ export class FakeControl {
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
   private readonly bootFailures: string[] = [];
   private readonly startFailures: string[] = [];
+  /** Files instances write at their first boot, by instance id (what their user_data would do). */
+  private readonly firstBootWrites = new Map<string, Record<string, string>>();
+  /** CPU loads set on instances: a share of one core from `from` to `until` (ms). */
+  private readonly cpuLoads = new Map<string, Array<{ fraction: number; from: number; until: number }>>();
   /** What the drivers saved, by driver, as the state file holds it; read at the first restore. */
   private state: Record<string, unknown> | null = null;
 
@@ -87,6 +91,35 @@ export class FakeControl {
   /** The next database server started exits while starting, with `output` as its last words. */
   failNextDatabaseStart(output: string): void {
     this.startFailures.push(output);
+  }
+
+  /** Instance `id`, at its first boot, appends `content` to the file `path` of its home (as its user_data would). */
+  writeAtFirstBoot(id: string, path: string, content: string): void {
+    this.firstBootWrites.set(id, { ...this.firstBootWrites.get(id), [path]: content });
+  }
+
+  /** @internal What instance `id` writes at its first boot. */
+  takeFirstBootWrites(id: string): Record<string, string> {
+    const writes = this.firstBootWrites.get(id) ?? {};
+    this.firstBootWrites.delete(id);
+    return writes;
+  }
+
+  /**
+   * From now on, instance `id` keeps `fraction` of one core busy (more than 1
+   * for several cores) for `seconds` (for ever when omitted), on top of any
+   * load set before: what its application would do under traffic.
+   */
+  setCpuLoad(id: string, fraction: number, seconds = Infinity): void {
+    const from = Date.now();
+    this.cpuLoads.set(id, [...(this.cpuLoads.get(id) ?? []), { fraction, from, until: from + seconds * 1000 }]);
+  }
+
+  /** @internal The CPU seconds the loads set on `id` add up to at `now`. */
+  cpuSeconds(id: string, now: number): number {
+    let seconds = 0;
+    for (const load of this.cpuLoads.get(id) ?? []) seconds += (load.fraction * Math.max(0, Math.min(now, load.until) - load.from)) / 1000;
+    return seconds;
   }
 
   /** The most boots that were in progress at one moment. */

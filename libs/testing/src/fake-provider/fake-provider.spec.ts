@@ -74,6 +74,18 @@ describe('the fake provider', () => {
       await failed(volumes.create(id, sizeGb));
     },
     bootWaitMs: 10_000,
+    loadCpu: async (s, percent, seconds) => control.setCpuLoad(s.id, percent / 100, seconds),
+    // Nothing runs inside a fake instance: the load set on it is all it uses.
+    cpuSecondsSeenInside: async (s) => control.cpuSeconds(s.id, Date.now()),
+    snapshots: {
+      writerSpec: (path, content) => {
+        const s = spec();
+        control.writeAtFirstBoot(s.id, path, content);
+        return s;
+      },
+      readHome: async (id, path) => compute.readFile(id, path),
+      startCommand: async (id) => compute.startCommand(id),
+    },
     databases: {
       driver: databases,
       spec: () => databaseSpec(),

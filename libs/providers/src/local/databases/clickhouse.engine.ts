@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
@@ -59,26 +59,22 @@ export class ClickHouseEngine implements LocalEngine {
 `,
       { mode: 0o600 },
     );
-    writeFileSync(
-      join(data, 'users.xml'),
-      `<?xml version="1.0"?>
-<!-- Written by the local provider: the app user is the only user. -->
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users>
-    <${xml(spec.dbUser!)}>
-      <password_sha256_hex>${spec.passwordVerifier}</password_sha256_hex>
-      <networks><ip>::/0</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </${xml(spec.dbUser!)}>
-  </users>
-  <quotas><default></default></quotas>
-</yandex>
-`,
-      { mode: 0o600 },
-    );
+    writeUsers(spec, data);
     chownTree(data, runAs);
+  }
+
+  /** The app user's verifier is in users.xml (ClickHouse 18.16 has no CREATE USER): a new one is written there and the server restarted. */
+  credentialsStale(spec: DatabaseServerSpec, paths: ServerPaths): boolean {
+    try {
+      return !readFileSync(join(paths.data, 'users.xml'), 'utf8').includes(`<password_sha256_hex>${spec.passwordVerifier}</password_sha256_hex>`);
+    } catch {
+      return false;
+    }
+  }
+
+  writeCredentials(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): void {
+    writeUsers(spec, paths.data);
+    chownTree(join(paths.data, 'users.xml'), runAs);
   }
 
   command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
@@ -105,4 +101,27 @@ export class ClickHouseEngine implements LocalEngine {
   private bin(): string | null {
     return findExecutable('clickhouse-server');
   }
+}
+
+/** users.xml: the app user, with its verifier, is the only user. */
+function writeUsers(spec: DatabaseServerSpec, data: string): void {
+  writeFileSync(
+    join(data, 'users.xml'),
+    `<?xml version="1.0"?>
+<!-- Written by the local provider: the app user is the only user. -->
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users>
+    <${xml(spec.dbUser!)}>
+      <password_sha256_hex>${spec.passwordVerifier}</password_sha256_hex>
+      <networks><ip>::/0</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </${xml(spec.dbUser!)}>
+  </users>
+  <quotas><default></default></quotas>
+</yandex>
+`,
+    { mode: 0o600 },
+  );
 }

@@ -22,7 +22,8 @@ export interface LocalDatabaseOptions {
   dir: string;
   accounts: HostAccounts;
   startTimeoutMs: number;
-  engines: Record<DatabaseEngine, LocalEngine>;
+  /** An engine left out is one this driver does not run: its creates end in error saying so. */
+  engines: Partial<Record<DatabaseEngine, LocalEngine>>;
   /** Installs what an engine lacks on first use; absent: what is missing is an error at once. */
   packages?: SystemPackages;
 }
@@ -133,7 +134,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void> {
     this.sparesWanted = count;
     this.spareError = onError;
-    for (const engine of Object.values(this.opts.engines)) engine.keepCopies?.(count);
+    for (const engine of Object.values(this.opts.engines)) engine?.keepCopies?.(count);
     this.removeOrphanSpares();
     this.refilling = this.refilling.then(() => this.refill());
     return this.refilling;
@@ -185,6 +186,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       );
     }
     const engine = this.opts.engines[spec.engine];
+    if (!engine) throw new DriverError('invalid', `${spec.engine} servers are not run by this provider`);
     const paths = this.paths(spec.key);
     const fresh = !existsSync(join(paths.dir, LAID_OUT));
     const starting = this.startRecord(paths);
@@ -206,6 +208,12 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         return this.spawnStarting(spec, engine, paths, runAs, true);
       }
       const pid = this.runningPid(spec.key);
+      // A reset password an engine takes only from its settings: rewritten, and the server restarted on them.
+      if (!starting && engine.credentialsStale?.(spec, paths)) {
+        if (pid !== null) await this.stop(spec.key);
+        engine.writeCredentials!(spec, paths, runAs);
+        return this.spawnStarting(spec, engine, paths, runAs, false);
+      }
       if (pid === null) {
         if (starting) throw new DriverError('invalid', `${spec.engine} server exited while starting; last output: ${this.tail(paths)}`);
         await this.upgrade(engine, paths, runAs);
@@ -355,7 +363,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    */
   private async refill(): Promise<void> {
     for (const [name, engine] of Object.entries(this.opts.engines) as Array<[DatabaseEngine, LocalEngine]>) {
-      if (!engine.spare || (this.spareFailures.get(name) ?? 0) >= SPARE_ATTEMPTS) continue;
+      if (!engine?.spare || (this.spareFailures.get(name) ?? 0) >= SPARE_ATTEMPTS) continue;
       const pool = this.spares.get(name) ?? [];
       this.spares.set(name, pool);
       while (pool.length < this.sparesWanted) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { HostAccounts } from '../host-accounts';
 import { SystemPackages } from '../system-packages';
 import { ClickHouseEngine } from './clickhouse.engine';
+import { MySqlFamilyEngine } from './mysql-family.engine';
 import { LocalDatabaseDriver } from './local-database.driver';
 import { PostgresAdmin, PostgresEngine } from './postgres.engine';
 import { RedisEngine } from './redis.engine';
@@ -27,7 +28,7 @@ export function postgresAdmin(dataDir: string): PostgresAdmin {
   return { password, verifier: () => (verifier ??= scramSha256Verifier(password)) };
 }
 
-/** The local provider's database driver: PostgreSQL, Redis and ClickHouse servers on loopback addresses. */
+/** The local provider's database driver: PostgreSQL, Redis, ClickHouse, MariaDB and MySQL servers on loopback addresses. */
 export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts): LocalDatabaseDriver {
   const dirs = localDatabaseDirs(config.DATA_DIR);
   return new LocalDatabaseDriver({
@@ -39,6 +40,8 @@ export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccou
       postgres: new PostgresEngine(dirs.templates, postgresAdmin(config.DATA_DIR)),
       redis: new RedisEngine(),
       clickhouse: new ClickHouseEngine(),
+      mariadb: new MySqlFamilyEngine('mariadb', dirs.templates),
+      mysql: new MySqlFamilyEngine('mysql', dirs.templates, config.MYSQL_SERVER_BIN),
     },
   });
 }

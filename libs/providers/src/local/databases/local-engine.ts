@@ -38,6 +38,15 @@ export interface LocalEngine {
    * what an earlier release laid out up to date. Runs with the server stopped.
    */
   beforeStart?(paths: ServerPaths, runAs: RunAs): Promise<void>;
+  /**
+   * Engines that cannot change a running server's password (no admin login
+   * without it: Redis, ClickHouse) say here when the settings on disk hold
+   * another verifier than the spec's; the driver then rewrites them with
+   * `writeCredentials` and restarts the server. Engines that change it in
+   * place do so in `configure`, and have neither.
+   */
+  credentialsStale?(spec: DatabaseServerSpec, paths: ServerPaths): boolean;
+  writeCredentials?(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): void;
   /** The server in the foreground, as a command line. */
   command(spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand;
   /** True once the server answers on its address. */

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseServerSpec } from '../../databases.driver';
@@ -38,6 +38,19 @@ export class RedisEngine implements LocalEngine {
 
   command(_spec: DatabaseServerSpec, paths: ServerPaths): ServerCommand {
     return serverCommand(paths);
+  }
+
+  /** The only user's verifier is in redis.conf; the running server has no admin login to change it through. */
+  credentialsStale(spec: DatabaseServerSpec, paths: ServerPaths): boolean {
+    try {
+      return !readFileSync(join(paths.data, 'redis.conf'), 'utf8').includes(` #${spec.passwordVerifier} `);
+    } catch {
+      return false;
+    }
+  }
+
+  writeCredentials(spec: DatabaseServerSpec, paths: ServerPaths, runAs: RunAs): void {
+    this.writeConfig(paths, runAs, cacheSettings(spec));
   }
 
   probe(spec: DatabaseServerSpec): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Projects' own quota limits, and the rank (BullMQ priority) an outbox job is queued with. */
-export class ProjectQuotas1796100000000 implements MigrationInterface {
-  name = 'ProjectQuotas1796100000000';
+export class ProjectQuotas1796300000000 implements MigrationInterface {
+  name = 'ProjectQuotas1796300000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(

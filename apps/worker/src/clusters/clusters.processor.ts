@@ -1,0 +1,261 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig, Cluster, CLUSTER_CAS, ClusterEvent, ClusterEventKind, ClusterMember, ClusterStatus, compareAndSet, InstanceLifecycle, Principal } from '@stratus/core';
+import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
+import { QUEUES } from '@stratus/queue';
+import { Job } from 'bullmq';
+import { DataSource, EntityManager } from 'typeorm';
+import { HostListeners } from '../gateway/host-listeners';
+import { makeOneBackend } from '../gateway/one-backend-listener';
+import { withDriverErrors } from '../jobs/driver-errors';
+import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
+import { addressRequest } from '../jobs/network-address';
+import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
+import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { clusterAddressKey, clusterDnsListenerId, clusterListener, clusterListenerId, dnsListener, listenerAsWanted } from './cluster-balancer';
+import { ClusterMembers } from './cluster-members';
+
+/**
+ * A cluster waiting on a member (booting, or not yet passing its check) is
+ * looked at again after a quarter of its job's age, between 100 ms and 1 s;
+ * the balancer's health notices bring the look forward (ClustersReconciler).
+ */
+const MEMBER_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 1_000 };
+
+/** The statuses in which a converge job works; COMPLETE is its end, everything else is someone else's. */
+const CONVERGING: ClusterStatus[] = ['CREATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS'];
+
+/** The transaction that would link a member found the cluster had enough, or had moved on. */
+class MemberNotWanted extends Error {}
+
+/**
+ * Builds, repairs and deletes clusters. One job per change of desired
+ * state; each run looks at what is (members, their instances, the
+ * balancer) and takes the next step towards what the row asks: at most one
+ * member is ever being built, and the next starts only once the last runs
+ * and passes the balancer's check. Waiting is a delayed job, never a held
+ * worker slot.
+ */
+@Processor(QUEUES.clusters, INSTANCE_WORKER_OPTIONS)
+export class ClustersProcessor extends WorkerHost implements OnModuleInit {
+  private readonly logger = new Logger(ClustersProcessor.name);
+
+  private readonly handlers: JobHandlers<typeof QUEUES.clusters> = {
+    'cluster.converge': ({ clusterId, generation }) => this.converge(clusterId, generation),
+    'cluster.delete': ({ clusterId, generation }) => this.delete(clusterId, generation),
+  };
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly instances: InstanceLifecycle,
+    private readonly members: ClusterMembers,
+    private readonly hosts: HostListeners,
+    @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
+    @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
+  ) {
+    super();
+    assertHandlers(QUEUES.clusters, this.handlers);
+  }
+
+  onModuleInit(): void {
+    this.worker.concurrency = this.config.WORKER_CONCURRENCY;
+  }
+
+  process(job: Job, token?: string): Promise<unknown> {
+    return delayWhileNotReady(job, token, MEMBER_RECHECK, () => runHandler(this.handlers, job));
+  }
+
+  /** Attempts exhausted on a retryable error: the build fails (a heal is tried again by the reconciler). */
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job, err: Error): Promise<void> {
+    if (job.name !== 'cluster.converge' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const { clusterId, generation } = job.data;
+    await this.failBuild(clusterId, generation, `build failed after ${job.attemptsMade} attempts: ${err.message}`);
+  }
+
+  private async converge(id: string, generation: number): Promise<void> {
+    const cluster = await this.dataSource.getRepository(Cluster).findOneBy({ id });
+    // Duplicate or late delivery: the row has moved on, nothing to do.
+    if (!cluster || !CONVERGING.includes(cluster.status) || cluster.generation !== generation) return;
+    const building = cluster.status === 'CREATE_IN_PROGRESS';
+    if (building && cluster.buildDeadline && cluster.buildDeadline.getTime() < Date.now()) {
+      return this.failBuild(id, generation, 'build did not finish before its deadline');
+    }
+    const fail = (reason: string) => (building ? this.failBuild(id, generation, reason) : Promise.resolve());
+    const address = await withDriverErrors(() => this.ensureAddress(cluster), fail);
+    if (address === null) return;
+    const at = { ...cluster, address };
+    await withDriverErrors(() => this.ensureBalancer(at), fail);
+
+    const { members, listener } = await this.members.observe(cluster);
+    // A member that failed to boot during the build fails the build (its image or user_data is at fault); any other loss is replaced.
+    const failed = building ? members.find((m) => m.instanceStatus === 'ERROR') : undefined;
+    if (failed) return this.failBuild(id, generation, `member ${failed.instanceId} ${failed.lost}`);
+    const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
+    for (const m of members.filter((m) => m.lost && m.instanceStatus !== 'DELETING')) {
+      if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
+      await this.instances.delete(m.instanceId, principal);
+      await this.event(id, building ? 'build' : 'heal', `member ${m.instanceId} replaced: ${m.lost}`);
+    }
+    const live = members.filter((m) => !m.lost);
+    // Backends of no live member (one lost meanwhile, or an instance gone with its link) leave the pool.
+    const wanted = new Set(live.filter((m) => m.address).map((m) => `${m.address}:${cluster.port}`));
+    for (const b of listener?.backends ?? []) {
+      if (b.state !== 'removing' && !wanted.has(`${b.address}:${b.port}`)) await this.balancer.removeBackend(clusterListenerId(id), b);
+    }
+    // A booted member is a backend at once; it takes connections once its port answers the check.
+    const held = new Set((listener?.backends ?? []).filter((b) => b.state === 'active').map((b) => `${b.address}:${b.port}`));
+    for (const m of live) {
+      if (m.instanceStatus === 'ACTIVE' && m.address && !held.has(`${m.address}:${cluster.port}`)) {
+        await withDriverErrors(() => this.balancer.addBackend(clusterListenerId(id), { address: m.address!, port: cluster.port }), fail);
+      }
+    }
+    await this.members.record(members);
+
+    const pending = live.find((m) => m.building || m.health !== 'up');
+    const healthy = live.filter((m) => !m.building && m.health === 'up').length;
+    if (pending) {
+      const n = live.indexOf(pending) + 1;
+      await this.setStep(
+        at,
+        `member ${n} of ${cluster.desiredSize} (${pending.instanceId}): ${pending.building ? 'booting' : `waiting for port ${cluster.port} to answer the health check`}`,
+      );
+      throw new NotReadyYet(id);
+    }
+    if (live.length < cluster.desiredSize) {
+      const made = await this.addMember(at, principal);
+      if (made) await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize} (${made}): booting`);
+      throw new NotReadyYet(id);
+    }
+    if (live.length > cluster.desiredSize) {
+      // The newest go first: the oldest have served longest without trouble.
+      for (const m of live.slice(cluster.desiredSize).reverse()) {
+        if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
+        await this.instances.delete(m.instanceId, principal);
+      }
+    }
+    const done: ClusterStatus = building ? 'CREATE_COMPLETE' : 'UPDATE_COMPLETE';
+    const moved = await this.dataSource.transaction(async (m) => {
+      const ok = await compareAndSet(m, CLUSTER_CAS, id, cluster.status, done, generation, { step: null, statusReason: null, buildDeadline: null });
+      if (ok) await this.event(id, building ? 'build' : 'heal', `${healthy} of ${cluster.desiredSize} member(s) running and healthy`, m);
+      return ok;
+    });
+    if (moved) this.logger.log({ cluster: id, status: done, members: healthy }, 'cluster converged');
+  }
+
+  /** The cluster's address from the network driver, written to the row; null when the row moved on meanwhile. */
+  private async ensureAddress(cluster: Cluster): Promise<string | null> {
+    const address = await this.network.ensureAddress(await addressRequest(this.dataSource, clusterAddressKey(cluster.id), cluster.networkId, 'cluster'));
+    if (cluster.address === address) return address;
+    const [rows] = await this.dataSource.query(`UPDATE clusters SET address = $2::text::inet, updated_at = now() WHERE id = $1 AND generation = $3 RETURNING 1`, [
+      cluster.id,
+      address,
+      cluster.generation,
+    ]);
+    return rows.length ? address : null;
+  }
+
+  /** The balancer's listener and the dnsName's entry, each made or changed only where it differs. */
+  private async ensureBalancer(cluster: Cluster & { address: string }): Promise<void> {
+    const want = clusterListener(cluster);
+    const seen = await this.balancer.observe(want.id);
+    // A provider that does not say what it holds (no `spec`) is taken at its word.
+    if (!seen || (seen.spec && !listenerAsWanted(seen.spec, want))) await this.balancer.ensureListener(want);
+    const dns = dnsListener(cluster, this.hosts.http);
+    if (dns) await makeOneBackend(this.balancer, dns, await this.balancer.observe(dns.listener.id));
+  }
+
+  /**
+   * Starts one member: an instance made as POST /v1/instances makes it, its
+   * link written in the same transaction, which first locks the cluster row
+   * and counts: two runs racing (a redelivered job) never make two. Returns
+   * its id, or null when none was wanted after all.
+   */
+  private async addMember(cluster: Cluster, principal: Principal): Promise<string | null> {
+    try {
+      const instance = await this.instances.create(
+        {
+          name: `${cluster.name}-member`,
+          image_id: cluster.imageId,
+          flavor_id: cluster.flavorId,
+          network_id: cluster.networkId,
+          keypair_name: cluster.keyName,
+          port: cluster.port,
+          ...(cluster.userData !== null ? { user_data: cluster.userData } : {}),
+        },
+        principal,
+        async (m: EntityManager, instanceId: string) => {
+          const [locked] = await m.query(`SELECT generation, desired_size FROM clusters WHERE id = $1 FOR UPDATE`, [cluster.id]);
+          if (!locked || locked.generation !== cluster.generation) throw new MemberNotWanted();
+          const [{ count }] = await m.query(
+            `SELECT count(*)::int AS count FROM cluster_members cm JOIN instances i ON i.id = cm.instance_id WHERE cm.cluster_id = $1 AND i.status IN ('BUILD', 'ACTIVE')`,
+            [cluster.id],
+          );
+          if (count >= locked.desired_size) throw new MemberNotWanted();
+          await m.getRepository(ClusterMember).insert({ instanceId, clusterId: cluster.id, specGeneration: cluster.specGeneration });
+        },
+      );
+      return instance.id;
+    } catch (err) {
+      if (err instanceof MemberNotWanted) return null;
+      throw err;
+    }
+  }
+
+  /** Ends a build in CREATE_FAILED with the reason, and removes every member: a failed build leaves nothing running. */
+  private async failBuild(id: string, generation: number, reason: string): Promise<void> {
+    const moved = await this.dataSource.transaction(async (m) => {
+      const ok = await compareAndSet(m, CLUSTER_CAS, id, 'CREATE_IN_PROGRESS', 'CREATE_FAILED', generation, { statusReason: reason, step: null });
+      if (ok) await this.event(id, 'build', `stack creation failed: ${reason}`, m);
+      return ok;
+    });
+    if (!moved) return;
+    this.logger.warn({ cluster: id, reason }, 'cluster build failed');
+    await this.removeMembers(id);
+  }
+
+  /** Takes every member out of the balancer and deletes its instance; returns how many links remain. */
+  private async removeMembers(id: string): Promise<number> {
+    const cluster = await this.dataSource.getRepository(Cluster).findOneBy({ id });
+    if (!cluster) return 0;
+    const { members } = await this.members.observe(cluster);
+    const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
+    for (const m of members) {
+      if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
+      if (m.instanceStatus !== 'DELETING') await this.instances.delete(m.instanceId, principal);
+    }
+    return members.length;
+  }
+
+  private async delete(id: string, generation: number): Promise<void> {
+    const cluster = await this.dataSource.getRepository(Cluster).findOneBy({ id });
+    if (!cluster || cluster.status !== 'DELETE_IN_PROGRESS' || cluster.generation !== generation) return;
+    const fail = (reason: string) =>
+      compareAndSet(this.dataSource.manager, CLUSTER_CAS, id, 'DELETE_IN_PROGRESS', 'DELETE_FAILED', generation, { statusReason: reason, step: null });
+    await withDriverErrors(async () => {
+      // The name goes first: nothing new is sent to a cluster on its way out.
+      await this.balancer.deleteListener(clusterDnsListenerId(id));
+      const remaining = await this.removeMembers(id);
+      if (remaining > 0) {
+        await this.setStep(cluster, `removing members: ${remaining} left`);
+        // Their instances' delete jobs remove them, and the links with them.
+        throw new NotReadyYet(id);
+      }
+      await this.balancer.deleteListener(clusterListenerId(id));
+      await this.network.releaseAddress(clusterAddressKey(id));
+    }, fail);
+    await this.dataSource.getRepository(Cluster).delete({ id, status: 'DELETE_IN_PROGRESS', generation });
+    this.logger.log({ cluster: id }, 'cluster deleted');
+  }
+
+  private async setStep(cluster: Cluster, step: string): Promise<void> {
+    if (cluster.step === step) return;
+    await this.dataSource.query(`UPDATE clusters SET step = $3 WHERE id = $1 AND generation = $2`, [cluster.id, cluster.generation, step]);
+    cluster.step = step;
+  }
+
+  private async event(clusterId: string, kind: ClusterEventKind, reason: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    await manager.getRepository(ClusterEvent).insert({ clusterId, kind, reason });
+  }
+}

@@ -1,0 +1,132 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Cluster, CLUSTER_CAS, ClusterEvent, compareAndSet, JobOutbox } from '@stratus/core';
+import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
+import { QUEUES, resourceJob, resourceJobId, withRedisDeadline } from '@stratus/queue';
+import { Queue } from 'bullmq';
+import { DataSource, Not, In } from 'typeorm';
+import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { CLUSTER_LISTENER_PREFIX } from './cluster-balancer';
+import { ClusterMembers } from './cluster-members';
+
+/**
+ * Level-based watch over clusters. A cluster at rest (CREATE_COMPLETE,
+ * UPDATE_COMPLETE) that lost a member (its process exited, its instance was
+ * deleted or failed) or has fewer than it should starts a heal: an
+ * UPDATE_IN_PROGRESS with a converge job, which replaces members one at a
+ * time while the others serve. A cluster being built, repaired or deleted
+ * gets its job back if Redis lost it. Members' health is written where the
+ * api reads it.
+ *
+ * It looks at once when a member's process exits (the local provider says
+ * so) or the balancer's view of a cluster changes (the driver's `watch`),
+ * and at every CLUSTER_RECONCILE_INTERVAL_MS anyway: a notice may be missed.
+ */
+@Injectable()
+export class ClustersReconciler implements OnApplicationShutdown {
+  private readonly logger = new Logger(ClustersReconciler.name);
+  private readonly unwatch: (() => void) | null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly members: ClusterMembers,
+    private readonly outbox: JobOutbox,
+    @InjectQueue(QUEUES.clusters) private readonly queue: Queue,
+    @Inject(LOAD_BALANCER_DRIVER) balancer: LoadBalancerDriver,
+    @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
+  ) {
+    hooks?.onInstanceExit((instanceId) => void this.lookAtClusterOf(instanceId));
+    this.unwatch =
+      balancer.watch?.((listenerId) => {
+        if (listenerId.startsWith(CLUSTER_LISTENER_PREFIX)) void this.lookAt(listenerId.slice(CLUSTER_LISTENER_PREFIX.length));
+      }) ?? null;
+  }
+
+  onApplicationShutdown(): void {
+    this.unwatch?.();
+  }
+
+  /** Every cluster but those on their way out (their delete job is repaired all the same). */
+  async sweep(): Promise<void> {
+    const rows = await this.dataSource.getRepository(Cluster).find({ where: { status: Not(In(['DELETE_FAILED', 'CREATE_FAILED'])) }, order: { id: 'ASC' } });
+    for (const row of rows) {
+      await this.reconcile(row).catch((err) => this.logger.error({ cluster: row.id, err: String(err) }, 'cannot reconcile a cluster'));
+    }
+  }
+
+  /**
+   * Looks at the cluster the instance is a member of, if any: called when its
+   * process exits, and when it went ACTIVE (a build waiting on it goes on at
+   * once rather than at its next delayed look).
+   */
+  async lookAtClusterOf(instanceId: string): Promise<void> {
+    const [link] = await this.dataSource.query(`SELECT cluster_id AS "clusterId" FROM cluster_members WHERE instance_id = $1`, [instanceId]).catch(() => []);
+    if (link) await this.lookAt(link.clusterId);
+  }
+
+  private async lookAt(clusterId: string): Promise<void> {
+    try {
+      const row = await this.dataSource.getRepository(Cluster).findOneBy({ id: clusterId });
+      if (row) await this.reconcile(row, true);
+    } catch (err) {
+      this.logger.warn({ cluster: clusterId, err: String(err) }, 'cannot look at a cluster; the next sweep does');
+    }
+  }
+
+  private async reconcile(row: Cluster, notice = false): Promise<void> {
+    switch (row.status) {
+      case 'CREATE_IN_PROGRESS':
+      case 'UPDATE_IN_PROGRESS':
+        // Its job may be waiting out a delay: a notice (a member up, or gone) is news for it now.
+        if (notice) await this.promote(resourceJobId('cluster.converge', row.id, row.generation));
+        else await this.repairJob(row, 'cluster.converge');
+        return;
+      case 'DELETE_IN_PROGRESS':
+        if (notice) await this.promote(resourceJobId('cluster.delete', row.id, row.generation));
+        else await this.repairJob(row, 'cluster.delete');
+        return;
+      case 'CREATE_COMPLETE':
+      case 'UPDATE_COMPLETE':
+        return this.healIfNeeded(row);
+      default:
+        return;
+    }
+  }
+
+  /** Starts a heal when a member is lost or missing; records every member's health either way. */
+  private async healIfNeeded(row: Cluster): Promise<void> {
+    const { members } = await this.members.observe(row);
+    await this.members.record(members);
+    const lost = members.filter((m) => m.lost);
+    const live = members.length - lost.length;
+    if (lost.length === 0 && live >= row.desiredSize) return;
+    const reasons = lost.map((m) => `member ${m.instanceId}: ${m.lost}`);
+    if (live + lost.length < row.desiredSize) reasons.push(`${row.desiredSize - live - lost.length} member(s) missing (instance deleted)`);
+    const reason = reasons.join('; ');
+    const next = row.generation + 1;
+    const entry = await this.dataSource.transaction(async (m) => {
+      const moved = await compareAndSet(m, CLUSTER_CAS, row.id, row.status, 'UPDATE_IN_PROGRESS', row.generation, {
+        generation: next,
+        step: `replacing: ${reason}`,
+      });
+      if (!moved) return null;
+      await m.getRepository(ClusterEvent).insert({ clusterId: row.id, kind: 'heal', reason });
+      return this.outbox.writeJob(m, 'cluster.converge', row.id, { clusterId: row.id, generation: next });
+    });
+    if (!entry) return;
+    this.outbox.dispatch([entry]);
+    this.logger.warn({ cluster: row.id, reason }, 'cluster healing');
+  }
+
+  /** Runs a delayed job now; anything else (running, gone, done) is left as it is. */
+  private async promote(jobId: string): Promise<void> {
+    const job = await withRedisDeadline(`look up ${jobId}`, this.queue.getJob(jobId));
+    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
+  }
+
+  private async repairJob(row: Cluster, name: 'cluster.converge' | 'cluster.delete'): Promise<void> {
+    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    const job = resourceJob(name, row.id, { clusterId: row.id, generation: row.generation });
+    if (await ensureJob(this.queue, job)) this.logger.warn({ cluster: row.id, job: job.jobId }, 're-enqueued a lost job');
+  }
+}

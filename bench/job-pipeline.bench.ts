@@ -1,0 +1,261 @@
+/**
+ * job-pipeline: our job pipeline against raw BullMQ on the same Redis, in
+ * the same run.
+ *
+ *   ours  a create's transaction (an instance row in BUILD and its outbox
+ *         row), the outbox's direct dispatch after commit (OutboxService),
+ *         the instances queue with the project's job options, a worker with
+ *         the instance worker's options and concurrency, the processor's
+ *         wrappers (delayWhileNotReady, runHandler) and job metrics, and a
+ *         handler that reloads the row, runs a no-op provider step and moves
+ *         it BUILD -> ACTIVE with compareAndSet.
+ *   raw   `queue.add` of the same payload and a BullMQ Worker of the same
+ *         concurrency whose processor returns at once.
+ *
+ * Throughput: BENCH_JOBS (2000) jobs a side, from BENCH_PRODUCERS (16)
+ * concurrent producers, in alternating slices (raw, ours, ours, raw), from
+ * the first enqueue to the last completion. Pickup latency: BENCH_PACED
+ * (200) jobs a side one at a time, from BullMQ's enqueue timestamp to a
+ * worker taking the job (its processedOn); for ours also from before the
+ * create's transaction to ACTIVE committed.
+ *
+ * Runs on its own test slot (BENCH_TEST_SLOT, default 2), which it resets
+ * first. Prints one JSON object; progress to stderr. See bench/README.md.
+ */
+// The slot is chosen before anything reads the test environment.
+process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '2';
+
+import { ModuleRef } from '@nestjs/core';
+import { compareAndSet, Instance, INSTANCE_CAS } from '@stratus/core';
+import { DEFAULT_JOB_OPTIONS, OutboxService, QUEUES, redisConnection, resourceJob } from '@stratus/queue';
+import { createTenant, resetTestInstallation, Tenant, testConfig, testDataSource } from '@stratus/testing';
+import { Queue, Worker } from 'bullmq';
+import { DataSource } from 'typeorm';
+import { JobHandlers, runHandler } from '../apps/worker/src/jobs/job-handlers';
+import { delayWhileNotReady } from '../apps/worker/src/jobs/not-ready';
+import { INSTANCE_WORKER_OPTIONS } from '../apps/worker/src/jobs/worker-options';
+import { measureJobs } from '../apps/worker/src/metrics/job.metrics';
+import { latencySummary } from './percentiles';
+
+const JOBS = Number(process.env.BENCH_JOBS || 2000);
+const PRODUCERS = Number(process.env.BENCH_PRODUCERS || 16);
+const PACED = Number(process.env.BENCH_PACED || 200);
+const WARMUP = Number(process.env.BENCH_WARMUP || 200);
+/** The worker's WORKER_CONCURRENCY default: both sides run this many jobs at once. */
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 32);
+const RAW_QUEUE = 'bench-raw';
+/** An instance row as a create leaves it (no address yet), for the no-op provider step to move to ACTIVE. */
+const INSERT_INSTANCE = `INSERT INTO instances (project_id, user_id, name, image_id, flavor_id, network_id, keypair_name, security_group_ids, status)
+  VALUES ($1, $2, $3, 'plain', 'm1.small', 'private', 'default', '{}', 'BUILD') RETURNING id`;
+
+const log = (m: string) => process.stderr.write(`[bench:job-pipeline] ${m}\n`);
+
+/** Completions of `worker`: a count to wait for, and when each job completed. */
+function completions(worker: Worker): { next(count: number): Promise<void>; finished(id: string): Promise<number>; clear(): void } {
+  let waiting: { left: number; resolve: () => void } | null = null;
+  const finishedAt = new Map<string, number>();
+  const waiters = new Map<string, (at: number) => void>();
+  worker.on('completed', (job) => {
+    const at = Date.now();
+    finishedAt.set(job.id!, at);
+    waiters.get(job.id!)?.(at);
+    waiters.delete(job.id!);
+    if (waiting && --waiting.left === 0) {
+      waiting.resolve();
+      waiting = null;
+    }
+  });
+  worker.on('failed', (job, err) => log(`job ${job?.id} failed: ${err.message}`));
+  return {
+    next: (count) => new Promise<void>((resolve) => (waiting = { left: count, resolve })),
+    finished: (id) => (finishedAt.has(id) ? Promise.resolve(finishedAt.get(id)!) : new Promise<number>((resolve) => waiters.set(id, resolve))),
+    clear: () => finishedAt.clear(),
+  };
+}
+
+interface Side {
+  name: 'raw' | 'ours';
+  worker: Worker;
+  done: ReturnType<typeof completions>;
+  /** Enqueues job `n` (ours: commits its create first); resolves with its job id once enqueued. */
+  produce(n: number): Promise<string>;
+  /** Time to the first pickup of each job, from the 'active' event. */
+  pickups: Map<string, number>;
+}
+
+async function main(): Promise<void> {
+  log(`resetting test slot ${process.env.STRATUS_TEST_SLOT}`);
+  await resetTestInstallation();
+  const config = testConfig();
+  const connection = redisConnection(config.REDIS_URL);
+  const prefix = config.QUEUE_PREFIX;
+  const db = await testDataSource();
+  const tenant = await createTenant(db);
+
+  const ourQueue = new Queue(QUEUES.instances, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  const rawQueue = new Queue(RAW_QUEUE, { connection, prefix });
+  const outbox = new OutboxService(db, { get: () => ourQueue } as unknown as ModuleRef);
+  const sides = [ourSide(db, tenant, outbox, connection, prefix), rawSide(rawQueue, connection, prefix)];
+  const [ours, raw] = sides;
+  try {
+    await Promise.all(sides.map((s) => s.worker.waitUntilReady()));
+    log(`warm-up: ${WARMUP} jobs a side`);
+    for (const side of sides) await burst(side, WARMUP);
+
+    log(`throughput: ${JOBS} jobs a side, ${PRODUCERS} producers, slices raw, ours, floor, floor, ours, raw`);
+    const time = { raw: 0, ours: 0, floor: 0 };
+    for (const side of [raw, ours, 'floor', 'floor', ours, raw] as const) {
+      if (side === 'floor') time.floor += await floorBurst(JOBS / 2);
+      else time[side.name] += await burst(side, JOBS / 2);
+    }
+    const rps = { raw: round(JOBS / (time.raw / 1000)), ours: round(JOBS / (time.ours / 1000)), postgres_floor: round(JOBS / (time.floor / 1000)) };
+
+    log(`pickup latency: ${PACED} jobs a side, one at a time`);
+    const paced = { raw: await pace(raw), ours: await pace(ours) };
+    const result = {
+      jobs: JOBS,
+      producers: PRODUCERS,
+      concurrency: CONCURRENCY,
+      throughput_jobs_per_s: rps,
+      ratio: round(rps.ours / rps.raw),
+      ratio_to_postgres_floor: round(rps.ours / rps.postgres_floor),
+      pickup: { raw: latencySummary(paced.raw.pickup), ours: latencySummary(paced.ours.pickup) },
+      create_to_active: latencySummary(paced.ours.endToEnd),
+      enqueue_to_completed_raw: latencySummary(paced.raw.endToEnd),
+      target: { ratio_min: 0.6, pickup_p50_max_ms: 10 },
+      met: rps.ours / rps.raw >= 0.6 && latencySummary(paced.ours.pickup).p50_ms < 10,
+    };
+    log(JSON.stringify(result));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await Promise.all(sides.map((s) => s.worker.close()));
+    for (const queue of [ourQueue, rawQueue]) {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+    await db.query(`DELETE FROM outbox`);
+    await db.query(`DELETE FROM instances WHERE project_id = $1`, [tenant.projectId]);
+    await db.destroy();
+  }
+
+  /** `count` jobs from PRODUCERS concurrent producers; ms from the first enqueue to the last completion. */
+  async function burst(side: Side, count: number): Promise<number> {
+    const finished = side.done.next(count);
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: PRODUCERS }, async () => {
+        while (next < count) await side.produce(next++);
+      }),
+    );
+    await finished;
+    return performance.now() - started;
+  }
+
+  /**
+   * The durable commits a job of ours cannot do without, and nothing else:
+   * the create's transaction (the same two inserts) and the move to ACTIVE,
+   * from the same number of producers, no queue. What PostgreSQL's commit
+   * rate on this machine allows the pipeline at most.
+   */
+  async function floorBurst(count: number): Promise<number> {
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: PRODUCERS }, async () => {
+        while (next < count) {
+          const n = next++;
+          const id = await db.transaction(async (manager) => {
+            const [{ id }] = await manager.query(INSERT_INSTANCE, [tenant.projectId, tenant.userId, `floor-${n}`]);
+            await manager.query(`INSERT INTO outbox (job_name, job_id, payload) VALUES ('instance.create', $1, $2)`, [
+              `floor-${id}`,
+              JSON.stringify({ instanceId: id, generation: 1 }),
+            ]);
+            return id;
+          });
+          await db.query(`UPDATE instances SET status = 'ACTIVE', updated_at = now() WHERE id = $1 AND status = 'BUILD' AND generation = 1`, [id]);
+        }
+      }),
+    );
+    return performance.now() - started;
+  }
+
+  /** One job at a time: its pickup delay, and from before produce to its completion. */
+  async function pace(side: Side): Promise<{ pickup: number[]; endToEnd: number[] }> {
+    const pickup: number[] = [];
+    const endToEnd: number[] = [];
+    side.done.clear();
+    side.pickups.clear();
+    for (let i = 0; i < PACED; i++) {
+      const started = Date.now();
+      const id = await side.produce(i);
+      endToEnd.push((await side.done.finished(id)) - started);
+      pickup.push(side.pickups.get(id)!);
+    }
+    return { pickup, endToEnd };
+  }
+}
+
+/**
+ * Our side: what POST /v1/instances commits and dispatches, and what the
+ * instances processor does with a provider that has nothing to do.
+ */
+function ourSide(db: DataSource, tenant: Tenant, outbox: OutboxService, connection: ReturnType<typeof redisConnection>, prefix: string): Side {
+  const handlers: Pick<JobHandlers<typeof QUEUES.instances>, 'instance.create'> = {
+    'instance.create': async ({ instanceId, generation }) => {
+      const row = await db.getRepository(Instance).findOneBy({ id: instanceId });
+      if (!row || row.status !== 'BUILD' || row.generation !== generation) return;
+      // The provider step: nothing to make.
+      await compareAndSet(db.manager, INSTANCE_CAS, instanceId, 'BUILD', 'ACTIVE', generation, { statusReason: null });
+    },
+  };
+  const worker = new Worker(
+    QUEUES.instances,
+    (job, token) => delayWhileNotReady(job, token, { share: 0.25, minMs: 100, maxMs: 2_000 }, () => runHandler(handlers as JobHandlers<typeof QUEUES.instances>, job)),
+    { ...INSTANCE_WORKER_OPTIONS, connection, prefix, concurrency: CONCURRENCY },
+  );
+  measureJobs(worker);
+  return {
+    name: 'ours',
+    worker,
+    done: completions(worker),
+    pickups: trackPickups(worker),
+    // Resolves once the create is committed and its dispatch started, as a client's answer does; the enqueue runs after.
+    produce: async (n: number) => {
+      const entry = await db.transaction(async (manager) => {
+        const [{ id }] = await manager.query(INSERT_INSTANCE, [tenant.projectId, tenant.userId, `bench-${n}`]);
+        return outbox.write(manager, resourceJob('instance.create', id, { instanceId: id, generation: 1 }));
+      });
+      outbox.dispatch([entry]);
+      return entry.jobId;
+    },
+  };
+}
+
+function rawSide(queue: Queue, connection: ReturnType<typeof redisConnection>, prefix: string): Side {
+  const worker = new Worker(RAW_QUEUE, async () => undefined, { connection, prefix, concurrency: CONCURRENCY });
+  return {
+    name: 'raw',
+    worker,
+    done: completions(worker),
+    pickups: trackPickups(worker),
+    produce: async (n: number) => (await queue.add('instance.create', { instanceId: `raw-${n}`, generation: 1 })).id!,
+  };
+}
+
+function trackPickups(worker: Worker): Map<string, number> {
+  const pickups = new Map<string, number>();
+  worker.on('active', (job) => {
+    if (job.processedOn !== undefined) pickups.set(job.id!, job.processedOn - job.timestamp);
+  });
+  return pickups;
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

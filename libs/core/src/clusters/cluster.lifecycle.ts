@@ -1,0 +1,207 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, In } from 'typeorm';
+import { CatalogLookups } from '../catalog/catalog.lookups';
+import { AppConfig } from '../config/app.config';
+import { hotFindOne } from '../database/hot-queries';
+import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
+import { ProxyHost } from '../dns/proxy-host.entity';
+import { ProxyHostLifecycle } from '../dns/proxy-host.lifecycle';
+import { allInOrder } from '../errors/all-in-order';
+import { Conflict, FieldProblem, Forbidden, Invalid, NotFound } from '../errors/domain-errors';
+import { UUID } from '../instances/owned-instance';
+import { generatedLabel } from '../instances/instance.lifecycle';
+import { JobOutbox } from '../outbox/job-outbox';
+import { Principal } from '../projects/projects.service';
+import { compareAndSet } from '../status/compare-and-set';
+import { CLUSTER_CAS } from './cluster-cas';
+import { ClusterEvent } from './cluster-event.entity';
+import { ClusterMember } from './cluster-member.entity';
+import { Cluster } from './cluster.entity';
+
+/** SPEC.md's cluster create fields, under their names (so errors name what the caller sent). */
+export interface NewCluster {
+  name: string;
+  /** Image id or name. */
+  image: string;
+  /** Flavor id or name. */
+  flavor: string;
+  min_size?: number;
+  max_size?: number;
+  backend_network_id: string;
+  backend_subnet_id?: string;
+  key_name: string;
+  port?: number;
+  dnsName?: string;
+  scale_out_threshold?: number;
+  scale_in_threshold?: number;
+  /** Run by every member at its first boot, as Heat's member user_data. */
+  user_data?: string;
+}
+
+/** SPEC.md's defaults. */
+export const CLUSTER_DEFAULTS = { min_size: 1, max_size: 5, port: 80, scale_out_threshold: 0.7, scale_in_threshold: 0.2 } as const;
+
+/** Events a listing shows: the most recent this many. */
+export const RECENT_EVENTS = 20;
+
+/** A member as the listing shows it: its link and what its instance holds now. */
+export interface MemberState extends ClusterMember {
+  address: string | null;
+  instanceStatus: string;
+}
+
+/** A cluster with its members and recent events, for the api's views. */
+export interface ClusterState {
+  cluster: Cluster;
+  members: MemberState[];
+  events: ClusterEvent[];
+}
+
+/**
+ * The life of a cluster: created CREATE_IN_PROGRESS with a build job in one
+ * transaction with the outbox; the worker builds the members one at a time
+ * (through InstanceLifecycle, as POST /v1/instances does) behind a balancer,
+ * keeps them there, and on delete removes them, then the balancer.
+ */
+@Injectable()
+export class ClusterLifecycle {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly catalog: CatalogLookups,
+    private readonly outbox: JobOutbox,
+    private readonly config: AppConfig,
+    private readonly proxyHosts: ProxyHostLifecycle,
+  ) {}
+
+  async create(spec: NewCluster, principal: Principal): Promise<Cluster> {
+    const sizes = this.checkSizes(spec);
+    const id = randomUUID();
+    const dnsName = this.proxyHosts.hostname(spec.dnsName ?? generatedLabel(spec.name, id), 'dnsName');
+    // One round of lookups; with several bad references the first in this order is reported.
+    const [image, flavor, network] = await allInOrder([
+      this.catalog.requireImageRef(spec.image, 'image', principal.projectId),
+      this.catalog.requireFlavor(spec.flavor, 'flavor'),
+      this.catalog.requireNetwork(spec.backend_network_id, 'backend_network_id'),
+      this.catalog.requireKeypair(spec.key_name, 'key_name'),
+    ]);
+    const subnetId = this.catalog.requireSubnet(network, spec.backend_subnet_id, 'backend_subnet_id');
+    // The name routes on the same HTTP listener as the proxy hosts' names: one of theirs is taken too.
+    if (await hotFindOne(this.dataSource, ProxyHost, { hostname: dnsName })) throw new Conflict(`the name ${dnsName} is already taken`);
+
+    const [cluster, entry] = await this.proxyHosts.unique(dnsName, () =>
+      this.dataSource.transaction(async (manager) => {
+        await manager.getRepository(Cluster).insert({
+          id,
+          projectId: principal.projectId,
+          userId: principal.userId,
+          name: spec.name,
+          imageId: image.id,
+          flavorId: flavor.id,
+          networkId: network.id,
+          subnetId,
+          keyName: spec.key_name,
+          port: spec.port ?? CLUSTER_DEFAULTS.port,
+          dnsName,
+          userData: spec.user_data ?? null,
+          ...sizes,
+          desiredSize: sizes.minSize,
+          status: 'CREATE_IN_PROGRESS',
+          statusReason: null,
+          step: 'waiting for the worker',
+          address: null,
+          generation: 1,
+          specGeneration: 1,
+          buildDeadline: new Date(Date.now() + this.config.CLUSTER_BUILD_DEADLINE_MS),
+        });
+        await manager.getRepository(ClusterEvent).insert({ clusterId: id, kind: 'build', reason: `stack creation started: ${sizes.minSize} member(s) of ${image.name}` });
+        const job = await this.outbox.writeJob(manager, 'cluster.converge', id, { clusterId: id, generation: 1 });
+        return [await manager.getRepository(Cluster).findOneByOrFail({ id }), job] as const;
+      }),
+    );
+    this.outbox.dispatch([entry]);
+    return cluster;
+  }
+
+  /**
+   * The rules between fields (each field's own type and range are the DTO's):
+   * max_size at least min_size, scale-in below scale-out. Every fault is said.
+   */
+  private checkSizes(spec: NewCluster): Pick<Cluster, 'minSize' | 'maxSize' | 'scaleOutThreshold' | 'scaleInThreshold'> {
+    const minSize = spec.min_size ?? CLUSTER_DEFAULTS.min_size;
+    const maxSize = spec.max_size ?? Math.max(CLUSTER_DEFAULTS.max_size, minSize);
+    const scaleOutThreshold = spec.scale_out_threshold ?? CLUSTER_DEFAULTS.scale_out_threshold;
+    const scaleInThreshold = spec.scale_in_threshold ?? CLUSTER_DEFAULTS.scale_in_threshold;
+    const problems: FieldProblem[] = [];
+    if (maxSize < minSize) problems.push({ field: 'max_size', message: `must be at least min_size (${minSize})` });
+    if (scaleInThreshold >= scaleOutThreshold) problems.push({ field: 'scale_in_threshold', message: `must be below scale_out_threshold (${scaleOutThreshold})` });
+    if (problems.length) throw new Invalid(problems);
+    return { minSize, maxSize, scaleOutThreshold, scaleInThreshold };
+  }
+
+  /** A page of the project's clusters, newest first, with their members and recent events. */
+  async list(principal: Principal, page: PageRequest): Promise<RowsPage<ClusterState>> {
+    const { rows, next } = await keysetPage(this.dataSource, Cluster, { projectId: principal.projectId }, page);
+    return { rows: await this.states(rows), next };
+  }
+
+  async get(id: string, principal: Principal): Promise<ClusterState> {
+    const [state] = await this.states([await this.owned(id, principal)]);
+    return state;
+  }
+
+  /**
+   * Starts the delete: DELETE_IN_PROGRESS, and the worker drains and removes
+   * the members, then the balancer. Repeating it is harmless.
+   */
+  async delete(id: string, principal: Principal): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const row = await this.owned(id, principal);
+      if (row.status === 'DELETE_IN_PROGRESS') return;
+      const next = row.generation + 1;
+      const entry = await this.dataSource.transaction(async (manager) => {
+        const moved = await compareAndSet(manager, CLUSTER_CAS, id, row.status, 'DELETE_IN_PROGRESS', row.generation, {
+          generation: next,
+          statusReason: null,
+          step: 'removing members',
+        });
+        return moved ? this.outbox.writeJob(manager, 'cluster.delete', id, { clusterId: id, generation: next }) : null;
+      });
+      if (entry) return this.outbox.dispatch([entry]);
+    }
+    throw new Conflict(`cluster ${id} is changing; try again`);
+  }
+
+  /** NotFound when it does not exist, Forbidden when it is another project's. */
+  private async owned(id: string, principal: Principal): Promise<Cluster> {
+    const row = UUID.test(id) ? await this.dataSource.getRepository(Cluster).findOneBy({ id }) : null;
+    if (!row) throw new NotFound(`cluster ${id} not found`);
+    if (row.projectId !== principal.projectId) throw new Forbidden(`cluster ${id} belongs to another project`);
+    return row;
+  }
+
+  /** Members and recent events of the clusters, in two reads whatever their number. */
+  async states(clusters: Cluster[]): Promise<ClusterState[]> {
+    if (clusters.length === 0) return [];
+    const ids = clusters.map((c) => c.id);
+    const members: Array<MemberState & { clusterId: string }> = await this.dataSource
+      .getRepository(ClusterMember)
+      .createQueryBuilder('m')
+      .innerJoin('m.instance', 'i')
+      .addSelect(['i.address', 'i.status'])
+      .where({ clusterId: In(ids) })
+      .orderBy('m.created_at', 'ASC')
+      .getMany()
+      .then((rows) => rows.map((m) => Object.assign(m, { address: m.instance?.address ?? null, instanceStatus: m.instance?.status ?? 'DELETING' })));
+    const events: ClusterEvent[] = await this.dataSource.query(
+      `SELECT e.id, e.cluster_id AS "clusterId", e.at, e.kind, e.reason FROM unnest($1::uuid[]) AS c(id)
+       CROSS JOIN LATERAL (SELECT * FROM cluster_events WHERE cluster_id = c.id ORDER BY at DESC, id DESC LIMIT ${RECENT_EVENTS}) e`,
+      [ids],
+    );
+    return clusters.map((cluster) => ({
+      cluster,
+      members: members.filter((m) => m.clusterId === cluster.id),
+      events: events.filter((e) => e.clusterId === cluster.id).map((e) => Object.assign(e, { at: new Date(e.at) })),
+    }));
+  }
+}

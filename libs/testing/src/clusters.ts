@@ -1,0 +1,35 @@
+import { HttpClient } from './http-client';
+import { waitFor } from './wait';
+
+/** A cluster of the demo web app, as every cluster test creates it (the port above 1024 is the tests' choice, not a rule). */
+export const DEMO_CLUSTER = { image: 'demo-web', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default', port: 8080 };
+
+/** Polls the cluster until its status is one of `statuses`; returns it. */
+export async function waitForCluster(client: HttpClient, id: string, statuses: string[] = ['CREATE_COMPLETE'], timeoutMs = 60_000, intervalMs = 100): Promise<any> {
+  let last: any;
+  try {
+    return await waitFor(
+      `cluster ${id} to reach ${statuses.join(' or ')}`,
+      async () => {
+        const res = await client.get(`/v1/clusters/${id}`);
+        last = res.body;
+        return res.status === 200 && statuses.includes(res.body.status) ? res.body : undefined;
+      },
+      { timeoutMs, intervalMs },
+    );
+  } catch (err) {
+    throw new Error(`${String(err)}; last seen: ${JSON.stringify(last)}`, { cause: err });
+  }
+}
+
+/** Whether every member the cluster keeps runs and passes its check. */
+export function allHealthy(cluster: any): boolean {
+  return cluster.members.length === cluster.desired_size && cluster.members.every((m: any) => m.status === 'ACTIVE' && m.health === 'up');
+}
+
+/** Which instance answered a GET / of the demo web app through `url`. */
+export async function answeredBy(url: string): Promise<string> {
+  const res = await fetch(url);
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { instance: string }).instance;
+}
