@@ -11,7 +11,9 @@ import {
   OperatorCredential,
   parseCertificatePair,
   Project,
+  ProjectQuotas,
   ProjectsService,
+  QUOTA_NAMES,
 } from '@stratus/core';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
@@ -145,6 +147,30 @@ program
         throw new Error(`certificate ${id} is used by the routes on port(s) ${(ports ?? []).join(', ')}`, { cause: err });
       }
       console.log(`removed certificate ${id}`);
+    }),
+  );
+
+program
+  .command('quota:list <project>')
+  .description("a project's quotas: limit (its own or the default) and usage now")
+  .action((ref: string) =>
+    withProjects(async (_p, ds) => {
+      const project = await findProject(ds, ref);
+      for (const q of await new ProjectQuotas(ds, loadConfig()).usage(project.id)) {
+        console.log(`${q.quota.padEnd(15)} ${String(q.used).padStart(8)} of ${q.limit}${q.custom ? '' : ' (default)'}`);
+      }
+    }),
+  );
+
+program
+  .command('quota:set <project> <quota> <limit>')
+  .description(`set a project's own limit for one quota (${QUOTA_NAMES.join(', ')}); "default" returns it to the configured default`)
+  .action((ref: string, quota: string, limit: string) =>
+    withProjects(async (_p, ds) => {
+      const project = await findProject(ds, ref);
+      if (limit !== 'default' && !/^\d+$/.test(limit)) throw new Error(`limit ${JSON.stringify(limit)}: a whole number, 0 or more, or "default"`);
+      await new ProjectQuotas(ds, loadConfig()).setLimit(project.id, quota, limit === 'default' ? null : Number(limit));
+      console.log(JSON.stringify({ project_id: project.id, quota, limit: limit === 'default' ? 'default' : Number(limit) }));
     }),
   );
 

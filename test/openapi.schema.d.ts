@@ -1563,9 +1563,13 @@ export interface components {
         | 'internal_error'
         | 'bad_gateway'
         | 'service_unavailable'
-        | 'gateway_timeout';
+        | 'gateway_timeout'
+        | 'rate_limited'
+        | 'quota_exceeded';
       /** @description what was wrong; for a bad field it names the field */
       message: string;
+      /** @description on a 429 only: seconds to wait before retrying, as the Retry-After header says */
+      retry_after?: number;
     };
     ErrorEnvelopeView: {
       error: components['schemas']['ErrorDetail'];
@@ -1730,6 +1734,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1797,6 +1812,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1876,6 +1902,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -1949,6 +1986,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2016,6 +2064,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2103,6 +2162,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2168,6 +2238,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its instances or proxy_hosts or volume_gb quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -2198,6 +2277,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2295,6 +2385,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2369,6 +2470,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2434,7 +2546,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description another project's instance (another project's volume is 404, as a missing one) */
+      /** @description code quota_exceeded: the create would take the project past its volume_gb quota (the message names the quota, its limit and the usage now); nothing was created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2473,6 +2585,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2569,6 +2692,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2648,6 +2782,17 @@ export interface operations {
       /** @description the volume is attached or changing */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2758,6 +2903,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2862,6 +3018,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2929,6 +3096,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -2987,6 +3165,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3039,6 +3228,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3110,6 +3310,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its gateway_routes quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description port used by another route, or held by another process on the gateway host; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -3140,6 +3349,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3212,6 +3432,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3277,7 +3508,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description another project's instance */
+      /** @description another project's instance; or code quota_exceeded: the create would take the project past its proxy_hosts quota (the message names the quota, its limit and the usage now); nothing was created */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3325,6 +3556,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3426,6 +3668,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3497,6 +3750,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3578,6 +3842,17 @@ export interface operations {
       /** @description no such proxy host (or, with a token, not one of your project) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3681,6 +3956,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3741,6 +4027,17 @@ export interface operations {
       /** @description no such proxy host (or, with a token, not one of your project) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3828,6 +4125,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -3893,6 +4201,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its databases quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has a database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -3923,6 +4240,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4008,6 +4336,17 @@ export interface operations {
       /** @description the server is not ready (provisioning, error or deleting) */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4104,6 +4443,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4172,6 +4522,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4259,6 +4620,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4324,6 +4696,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its caches quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has a cache instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -4354,6 +4735,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4439,6 +4831,17 @@ export interface operations {
       /** @description the server is not ready (provisioning, error or deleting) */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4535,6 +4938,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4603,6 +5017,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4684,6 +5109,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4791,6 +5227,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -4870,6 +5317,17 @@ export interface operations {
       /** @description the server is not ready (provisioning, error or deleting) */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4966,6 +5424,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -5034,6 +5503,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5121,6 +5601,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -5186,6 +5677,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code quota_exceeded: the create would take the project past its analytics quota (the message names the quota, its limit and the usage now); nothing was created */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description the project has an analytics instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
@@ -5216,6 +5716,17 @@ export interface operations {
       /** @description the Idempotency-Key was first used with another body or route */
       422: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5301,6 +5812,17 @@ export interface operations {
       /** @description the server is not ready (provisioning, error or deleting) */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5397,6 +5919,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -5465,6 +5998,17 @@ export interface operations {
       /** @description no such server in this collection */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5546,6 +6090,17 @@ export interface operations {
       /** @description missing or invalid x-api-key */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5653,6 +6208,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -5740,6 +6306,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
       /** @description unexpected error */
       500: {
         headers: {
@@ -5808,6 +6385,17 @@ export interface operations {
       /** @description no such cluster */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5915,6 +6503,17 @@ export interface operations {
       /** @description missing or invalid bearer token */
       401: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the token subject or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

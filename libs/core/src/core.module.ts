@@ -7,6 +7,7 @@ import { GatewayRouteLifecycle } from './gateway/gateway-route.lifecycle';
 import { RouteTargetChecks, SHADOWED_BY_WILDCARD, ShadowedByWildcard } from './gateway/route-target.checks';
 import { InstanceLifecycle } from './instances/instance.lifecycle';
 import { JobOutbox } from './outbox/job-outbox';
+import { ProjectQuotas } from './quotas/project-quotas';
 import { VolumeLifecycle } from './volumes/volume.lifecycle';
 
 /** What a process hands the resource lives: the two things libs/core cannot import itself. */
@@ -17,7 +18,17 @@ export interface CoreModuleOptions {
   shadowedByWildcard: ShadowedByWildcard;
 }
 
-const LIVES = [CatalogLookups, RouteTargetChecks, InstanceLifecycle, VolumeLifecycle, ProxyHostLifecycle, GatewayRouteLifecycle, ManagedDatabaseLifecycle, ClusterLifecycle];
+const LIVES = [
+  ProjectQuotas,
+  CatalogLookups,
+  RouteTargetChecks,
+  InstanceLifecycle,
+  VolumeLifecycle,
+  ProxyHostLifecycle,
+  GatewayRouteLifecycle,
+  ManagedDatabaseLifecycle,
+  ClusterLifecycle,
+];
 
 /**
  * Every resource's life (create, delete, state moves), for the api's routes

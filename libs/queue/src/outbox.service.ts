@@ -11,16 +11,24 @@ export interface PendingJob<N extends JobName = JobName> {
   name: N;
   payload: JobPayload<N>;
   jobId: string;
+  /** BullMQ priority (OutboxEntry.priority); none when absent. */
+  priority?: number;
 }
+
+/**
+ * BullMQ's lowest priority: a rank past it is queued with it (still behind
+ * every lower rank, FIFO among equals).
+ */
+export const LOWEST_PRIORITY = 2 ** 21;
 
 /** A job for one change (generation) of one resource; its id makes every enqueue of it idempotent. */
-export function resourceJob<N extends JobName>(name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): PendingJob<N> {
-  return { name, payload, jobId: resourceJobId(name, resourceId, payload.generation) };
+export function resourceJob<N extends JobName>(name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }, priority?: number): PendingJob<N> {
+  return { name, payload, jobId: resourceJobId(name, resourceId, payload.generation), ...(priority ? { priority } : {}) };
 }
 
-/** The outbox row of a job: name, id and payload (ids only). */
-export function outboxEntryOf(job: PendingJob): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'> {
-  return { jobName: job.name, jobId: job.jobId, payload: job.payload };
+/** The outbox row of a job: name, id, payload (ids only) and rank. */
+export function outboxEntryOf(job: PendingJob): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload' | 'priority'> {
+  return { jobName: job.name, jobId: job.jobId, payload: job.payload, priority: job.priority ? Math.min(job.priority, LOWEST_PRIORITY) : null };
 }
 
 /**
@@ -41,12 +49,23 @@ export class OutboxService implements JobOutbox {
   }
 
   /** JobOutbox: what libs/core's resource lives write, by name, resource and payload. */
-  writeJob<N extends JobName>(manager: EntityManager, name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): Promise<OutboxEntry> {
-    return this.write(manager, resourceJob(name, resourceId, payload));
+  writeJob<N extends JobName>(
+    manager: EntityManager,
+    name: N,
+    resourceId: string | number,
+    payload: JobPayload<N> & { generation: number },
+    priority?: number,
+  ): Promise<OutboxEntry> {
+    return this.write(manager, resourceJob(name, resourceId, payload, priority));
   }
 
-  jobEntry<N extends JobName>(name: N, resourceId: string | number, payload: JobPayload<N> & { generation: number }): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'> {
-    return outboxEntryOf(resourceJob(name, resourceId, payload));
+  jobEntry<N extends JobName>(
+    name: N,
+    resourceId: string | number,
+    payload: JobPayload<N> & { generation: number },
+    priority?: number,
+  ): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload' | 'priority'> {
+    return outboxEntryOf(resourceJob(name, resourceId, payload, priority));
   }
 
   /**
@@ -112,7 +131,8 @@ export class OutboxService implements JobOutbox {
     await Promise.all(
       [...byQueue].map(([name, batch]) => {
         const queue = this.moduleRef.get<Queue>(getQueueToken(name), { strict: false });
-        const jobs = batch.map((e) => ({ name: e.jobName, data: e.payload, opts: { jobId: e.jobId } }));
+        // The rank rides with the row, so the relay queues a job exactly as the direct enqueue would have.
+        const jobs = batch.map((e) => ({ name: e.jobName, data: e.payload, opts: { jobId: e.jobId, ...(e.priority ? { priority: e.priority } : {}) } }));
         return withRedisDeadline(`enqueue ${batch.length} jobs on ${name}`, queue.addBulk(jobs));
       }),
     );

@@ -80,6 +80,17 @@ export function testEnv(overrides: Record<string, string> = {}, provider = provi
     // run beside it: small pools keep both under its max_connections (100).
     // Benchmarks keep the production pools they measure.
     ...(process.env.JEST_WORKER_ID !== undefined ? { DATABASE_POOL_MAX: '10', DATABASE_POOL_MIN: '2' } : {}),
+    // Rate limits and quotas are checked on every request and create, but the
+    // suites and benches that load the api (fuzz, fault's 200 creates, the
+    // throughput bench) stay under them; the suites about limits set their own.
+    RATE_LIMIT_CREDENTIAL_PER_SECOND: '1000000',
+    RATE_LIMIT_CREDENTIAL_BURST: '1000000',
+    RATE_LIMIT_PROJECT_PER_SECOND: '1000000',
+    RATE_LIMIT_PROJECT_BURST: '1000000',
+    QUOTA_INSTANCES: '1000000',
+    QUOTA_PROXY_HOSTS: '1000000',
+    QUOTA_GATEWAY_ROUTES: '1000000',
+    QUOTA_VOLUME_GB: '100000000',
     LOG_LEVEL: 'info',
     RECONCILE_INTERVAL_MS: '2000',
     OUTBOX_RELAY_INTERVAL_MS: '1000',

@@ -1,11 +1,16 @@
 import { applyDecorators, CanActivate, ExecutionContext, Injectable, UnauthorizedException, UseGuards } from '@nestjs/common';
 import { ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { ProjectsService } from '@stratus/core';
+import { ApiKeyHasher, ProjectsService } from '@stratus/core';
+import { RateLimitedResponse } from '../http/rate-limit.views';
+import { RateLimiter } from '../http/rate-limiter';
 
 /** `/v1`: the `x-api-key` header names a live key; its project scopes everything the request touches. */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(private readonly projects: ProjectsService) {}
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly limits: RateLimiter,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest();
@@ -16,8 +21,12 @@ export class ApiKeyGuard implements CanActivate {
     const principal = await this.projects.verifyApiKey(presented);
     if (!principal) throw new UnauthorizedException('invalid API key');
     request.principal = principal;
+    // A verified key parses: counted by its id, never by its secret.
+    const credential = `key:${ApiKeyHasher.parse(presented)!.keyId}`;
+    await this.limits.admit({ principal, credential, credentialNoun: 'API key' }, context.switchToHttp().getResponse());
     return true;
   }
 }
 
-export const ApiKeyAuth = () => applyDecorators(UseGuards(ApiKeyGuard), ApiSecurity('api-key'), ApiUnauthorizedResponse({ description: 'missing or invalid x-api-key' }));
+export const ApiKeyAuth = () =>
+  applyDecorators(UseGuards(ApiKeyGuard), ApiSecurity('api-key'), ApiUnauthorizedResponse({ description: 'missing or invalid x-api-key' }), RateLimitedResponse('API key'));

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { ProjectsService } from '@stratus/core';
+import { RateLimiter } from '../http/rate-limiter';
 import { ApiKeyGuard } from './api-key.guard';
 import { AuthController } from './auth.controller';
 import { BearerGuard } from './bearer.guard';
@@ -10,7 +11,7 @@ import { JwksService } from './jwks.service';
 @Module({
   imports: [PassportModule],
   controllers: [AuthController],
-  providers: [ProjectsService, ApiKeyGuard, BearerStrategy, BearerGuard, JwksService],
-  exports: [ProjectsService, ApiKeyGuard, BearerGuard],
+  providers: [ProjectsService, RateLimiter, ApiKeyGuard, BearerStrategy, BearerGuard, JwksService],
+  exports: [ProjectsService, RateLimiter, ApiKeyGuard, BearerGuard],
 })
 export class AuthModule {}

@@ -2,7 +2,9 @@ import { applyDecorators, ExecutionContext, Injectable, SetMetadata, Unauthorize
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiBearerAuth, ApiSecurity, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { AppConfig } from '@stratus/core';
+import { AppConfig, Principal } from '@stratus/core';
+import { RateLimitedResponse } from '../http/rate-limit.views';
+import { RateLimiter } from '../http/rate-limiter';
 import { BEARER_STRATEGY } from './bearer.strategy';
 
 const PUBLIC_ROUTE = 'stratus:public-route';
@@ -21,14 +23,21 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
   constructor(
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
+    private readonly limits: RateLimiter,
   ) {
     super({ property: 'principal' });
   }
 
-  canActivate(context: ExecutionContext) {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [context.getHandler(), context.getClass()]);
     if (isPublic && !this.config.PUBLIC_ENDPOINTS_REQUIRE_AUTH && !context.switchToHttp().getRequest().headers.authorization) return true;
-    return super.canActivate(context);
+    const ok = (await super.canActivate(context)) as boolean;
+    // The token's subject is the credential: every token one identity holds shares its bucket.
+    // Tokens without one (userId 'unknown') share a bucket per project, never one across projects.
+    const principal: Principal = context.switchToHttp().getRequest().principal;
+    const credential = principal.userId === 'unknown' ? `sub-less:${principal.projectId}` : `sub:${principal.userId}`;
+    await this.limits.admit({ principal, credential, credentialNoun: 'token subject' }, context.switchToHttp().getResponse());
+    return ok;
   }
 
   handleRequest<T>(err: unknown, principal: T, info: unknown): T {
@@ -41,4 +50,5 @@ export class BearerGuard extends AuthGuard(BEARER_STRATEGY) {
   }
 }
 
-export const BearerAuth = () => applyDecorators(UseGuards(BearerGuard), ApiBearerAuth(), ApiUnauthorizedResponse({ description: 'missing or invalid bearer token' }));
+export const BearerAuth = () =>
+  applyDecorators(UseGuards(BearerGuard), ApiBearerAuth(), ApiUnauthorizedResponse({ description: 'missing or invalid bearer token' }), RateLimitedResponse('token subject'));

@@ -9,6 +9,7 @@ import { CreateRelationalDatabaseDto } from './create-relational-database.dto';
 import { AnalyticsCreatedView, AnalyticsView, CacheCreatedView, CacheView, PostgresCreatedView, PostgresView, RelationalCreatedView, RelationalView } from './database.presenter';
 import { ManagedDatabasesController } from './managed-databases.controller';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 const CREATED =
   'status provisioning; the password is in this answer only (poll GET until ready, every 15 to 30 s). ' +
@@ -24,6 +25,7 @@ export class DatabasesController extends ManagedDatabasesController(['postgres']
   @ApiAcceptedResponse({ description: CREATED, type: PostgresCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a database of that name' })
+  @QuotaLimited(['databases'])
   create(@Body() dto: CreateDatabaseDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }
@@ -39,6 +41,7 @@ export class CacheController extends ManagedDatabasesController(['redis'], Cache
   @ApiAcceptedResponse({ description: CREATED, type: CacheCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field (ha is not accepted), or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has a cache instance of that name' })
+  @QuotaLimited(['caches'])
   create(@Body() dto: CreateCacheDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }
@@ -54,6 +57,7 @@ export class AnalyticsController extends ManagedDatabasesController(['clickhouse
   @ApiAcceptedResponse({ description: CREATED, type: AnalyticsCreatedView })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown flavor, network, keypair or security group' })
   @ApiConflictResponse({ description: 'the project has an analytics instance of that name' })
+  @QuotaLimited(['analytics'])
   create(@Body() dto: CreateAnalyticsDto, @CurrentPrincipal() principal: Principal) {
     return this.created(dto.toRequest(), principal);
   }

@@ -10,6 +10,7 @@ import { CreateProxyHostDto, UpdateDnsDto, UpdateProxyHostDto } from './dns.dto'
 import { MessageView } from '../http/message.view';
 import { MetadataMergedView, presentProxyHost, ProxyHostView } from './proxy-host.presenter';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 const NOT_FOUND = 'no such proxy host (or, with a token, not one of your project)';
 
@@ -34,7 +35,7 @@ export class DnsController {
   @ApiCreatedResponse({ description: 'the proxy host', type: ProxyHostView })
   @ApiBadRequestResponse({ description: 'invalid field, or a name outside the domain suffix' })
   @ApiNotFoundResponse({ description: 'no such instance' })
-  @ApiForbiddenResponse({ description: "another project's instance" })
+  @QuotaLimited(['proxy_hosts'], "another project's instance")
   @ApiConflictResponse({ description: 'the name is taken' })
   async create(@Body() dto: CreateProxyHostDto, @CurrentPrincipal() principal: Principal): Promise<ProxyHostView> {
     return presentProxyHost(await this.proxyHosts.create(dto, principal), this.httpPort);

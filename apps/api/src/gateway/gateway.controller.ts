@@ -7,6 +7,7 @@ import { CreateGatewayRouteDto } from './gateway-route.dto';
 import { AvailablePortView, GatewayRouteView, presentRoute, RouteDeletedView, UsedPortsView } from './gateway-route.presenter';
 import { GatewayHealthView, presentGatewayHealth } from './gateway-health.presenter';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 @ApiTags('gateway')
 @BearerAuth()
@@ -50,6 +51,7 @@ export class GatewayController {
     description: "protocol other than tcp, port outside the range, targetIp not an address of your instances or databases, targetPort a host service's, unknown certificate",
   })
   @ApiConflictResponse({ description: 'port used by another route, or held by another process on the gateway host' })
+  @QuotaLimited(['gateway_routes'])
   @ApiServiceUnavailableResponse({ description: 'the edge cannot serve the route now: not running, or its HAProxy failed' })
   async create(@Body() dto: CreateGatewayRouteDto, @CurrentPrincipal() principal: Principal): Promise<GatewayRouteView> {
     return presentRoute(await this.routes.create(dto, principal), this.config.GATEWAY_HOST);

@@ -14,6 +14,12 @@ const DOMAIN_STATUS: Readonly<Record<DomainErrorKind, number>> = {
   not_found: 404,
   conflict: 409,
   unavailable: 503,
+  quota_exceeded: 403,
+};
+
+/** Kinds whose `error.code` is their own rather than their status's. */
+const DOMAIN_CODE: Readonly<Partial<Record<DomainErrorKind, string>>> = {
+  quota_exceeded: 'quota_exceeded',
 };
 
 /**
@@ -67,7 +73,7 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
   }
   if (exception instanceof DomainError) {
     const status = DOMAIN_STATUS[exception.kind];
-    return [status, envelope(status, exception.message)];
+    return [status, envelope(status, exception.message, DOMAIN_CODE[exception.kind])];
   }
   // Fastify's own errors (parsing, limits) carry a statusCode.
   const statusCode = (exception as { statusCode?: unknown })?.statusCode;

@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 /** The one error body of both surfaces: `{error: {code, message}}`. */
 export interface ErrorEnvelope {
-  error: { code: string; message: string };
+  /** `retry_after` (seconds) only on a 429, as its Retry-After header says (rate-limiter.ts). */
+  error: { code: string; message: string; retry_after?: number };
 }
 
 const CODES: Record<number, string> = {
@@ -27,8 +28,8 @@ const CODES: Record<number, string> = {
   504: 'gateway_timeout',
 };
 
-/** Every `error.code` the api sends: each status's, and the two fallbacks of codeFor. */
-const ERROR_CODES = [...new Set([...Object.values(CODES), 'bad_request', 'internal_error'])];
+/** Every `error.code` the api sends: each status's, the two fallbacks of codeFor, and the codes of limits (429 rate_limited, 403 quota_exceeded). */
+const ERROR_CODES = [...new Set([...Object.values(CODES), 'bad_request', 'internal_error', 'rate_limited', 'quota_exceeded'])];
 
 class ErrorDetail {
   @ApiProperty({ enum: ERROR_CODES, description: 'follows the status (400 bad_request, 401 unauthorized, ...)' })
@@ -36,6 +37,9 @@ class ErrorDetail {
 
   @ApiProperty({ description: 'what was wrong; for a bad field it names the field' })
   message: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'on a 429 only: seconds to wait before retrying, as the Retry-After header says' })
+  retry_after?: number;
 }
 
 /** The envelope as the OpenAPI document shows it, on every 4xx and 5xx answer. */

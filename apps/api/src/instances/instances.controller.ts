@@ -9,6 +9,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { CreateInstanceDto } from './create-instance.dto';
 import { InstanceCreatedView, InstanceDetailView, InstanceListItemView, presentCreated, presentDetail, presentListItem } from './instance.presenter';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 /** `?status=` takes the statuses the list shows. */
 class InstanceListQuery extends StatusListQuery(INSTANCE_STATUSES) {}
@@ -30,6 +31,7 @@ export class InstancesController {
     type: InstanceCreatedView,
   })
   @ApiBadRequestResponse({ description: 'invalid field, or an unknown image, flavor, network, keypair or security group' })
+  @QuotaLimited(['instances', 'proxy_hosts', 'volume_gb'])
   async create(@Body() dto: CreateInstanceDto, @CurrentPrincipal() principal: Principal): Promise<InstanceCreatedView> {
     return presentCreated(await this.instances.create(dto, principal));
   }

@@ -10,6 +10,7 @@ import { AttachVolumeDto, CreateVolumeDto, DetachVolumeDto } from './volume.dto'
 import { MessageView } from '../http/message.view';
 import { presentAttachment, presentVolume, VolumeAttachmentResultView, VolumeView } from './volume.presenter';
 import { Idempotent } from '../http/idempotency.interceptor';
+import { QuotaLimited } from '../http/quota.openapi';
 
 /** `?status=` takes the statuses the list shows. */
 class VolumeListQuery extends StatusListQuery(VOLUME_STATUSES) {}
@@ -25,6 +26,7 @@ export class VolumesController {
   @Idempotent()
   @ApiOperation({ summary: 'Create a volume (size in GiB); it is `creating` until the provider has made it, then `available`' })
   @ApiCreatedResponse({ description: 'the volume object', type: VolumeView })
+  @QuotaLimited(['volume_gb'])
   async create(@Body() dto: CreateVolumeDto, @CurrentPrincipal() principal: Principal): Promise<VolumeView> {
     return presentVolume(await this.volumes.create(dto, principal));
   }

@@ -12,6 +12,7 @@ import {
   compareAndSet,
   InstanceLifecycle,
   Principal,
+  QuotaExceeded,
 } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
@@ -139,7 +140,17 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       throw new NotReadyYet(id);
     }
     if (live.length < cluster.desiredSize) {
-      const made = await this.addMember(at, principal);
+      let made: string | null;
+      try {
+        made = await this.addMember(at, principal);
+      } catch (err) {
+        // Members are the project's instances and count against its quota: a build that cannot
+        // have them fails with the quota's words; a heal or growth waits, saying why, until one is freed.
+        if (!(err instanceof QuotaExceeded)) throw err;
+        if (building) return this.failBuild(id, generation, err.message);
+        await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize}: waiting, ${err.message}`);
+        throw new NotReadyYet(id);
+      }
       if (made) await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize} (${made}): booting`);
       throw new NotReadyYet(id);
     }

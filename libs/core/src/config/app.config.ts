@@ -357,6 +357,82 @@ export class AppConfig {
   @Min(1000)
   IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 
+  // --- Rate limits and quotas ---------------------------------------------
+
+  /**
+   * Requests each credential (an API key on /v1, a token's subject on
+   * /api/cloud) may make per second, sustained, and at once after a quiet
+   * spell (the burst). Counted in Redis, so they hold across api processes.
+   * 0 turns the limit off. Generous by default: they stop a runaway script,
+   * not a busy client.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_CREDENTIAL_PER_SECOND = 200;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_CREDENTIAL_BURST = 400;
+
+  /** The same, for all the credentials of one project together. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PROJECT_PER_SECOND = 500;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  RATE_LIMIT_PROJECT_BURST = 1000;
+
+  /**
+   * What a project may hold unless an operator set its own limit
+   * (`cli quota set`): live instances, servers of each managed database
+   * engine, GiB of volumes, gateway routes, proxy hosts (an instance's own
+   * counts).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_INSTANCES = 1000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_DATABASES = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_CACHES = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_ANALYTICS = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_RELATIONAL_DATABASES = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_VOLUME_GB = 100_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_GATEWAY_ROUTES = 1000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  QUOTA_PROXY_HOSTS = 2000;
+
   /** GATEWAY_PORT_RANGE as numbers. */
   get gatewayPorts(): { from: number; to: number } {
     const [from, to] = this.GATEWAY_PORT_RANGE.split('-').map(Number);

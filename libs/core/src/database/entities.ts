@@ -15,6 +15,7 @@ import { LoadBalancer } from '../load-balancers/load-balancer.entity';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { ApiKey } from '../projects/api-key.entity';
 import { Project } from '../projects/project.entity';
+import { ProjectQuota } from '../quotas/project-quota.entity';
 import { Volume } from '../volumes/volume.entity';
 
 export const ENTITIES = [
@@ -37,6 +38,7 @@ export const ENTITIES = [
   LoadBalancer,
   LoadBalancerBackend,
   IdempotencyKey,
+  ProjectQuota,
   Cluster,
   ClusterMember,
   ClusterEvent,

@@ -1,5 +1,5 @@
 import { Pool, PoolConfig } from 'pg';
-import { DataSource, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 /*
@@ -135,11 +135,28 @@ type Rows<T extends readonly RowInsert[]> = { [K in keyof T]: T[K] extends RowIn
  * (`WITH i0 AS (INSERT ...), i1 AS (INSERT ...) SELECT ...`): one round trip
  * instead of BEGIN, an INSERT each and COMMIT, and atomic without a
  * transaction, since a statement's data-modifying CTEs all take effect or
- * none does. A create on the path clients wait on (row and outbox entry)
- * uses it. Returns each row as inserted (defaults filled in) under the
+ * none does. (The managed database create used it for its row and outbox
+ * entry until quotas made it count between the two: insertTogetherIn.)
+ * Returns each row as inserted (defaults filled in) under the
  * entity's property names, with pg's parsing of each type, in the order given.
  */
 export async function insertTogether<T extends readonly RowInsert[]>(dataSource: DataSource, inserts: readonly [...T]): Promise<Rows<T>> {
+  const { sql, params } = insertTogetherSql(dataSource, inserts);
+  const [joined] = await hotQuery<ObjectLiteral>(dataSource, sql, params);
+  return splitRows(inserts, joined) as Rows<T>;
+}
+
+/**
+ * The same statement inside the caller's transaction (TypeORM's manager):
+ * for a create that must do more before it commits (a quota's count).
+ */
+export async function insertTogetherIn<T extends readonly RowInsert[]>(manager: EntityManager, inserts: readonly [...T]): Promise<Rows<T>> {
+  const { sql, params } = insertTogetherSql(manager.connection, inserts);
+  const [joined] = await manager.query(sql, params);
+  return splitRows(inserts, joined) as Rows<T>;
+}
+
+function insertTogetherSql(dataSource: DataSource, inserts: readonly RowInsert[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const ctes = inserts.map(({ entity, values }, i) => {
     const meta = dataSource.getMetadata(entity);
@@ -153,12 +170,14 @@ export async function insertTogether<T extends readonly RowInsert[]>(dataSource:
     const returning = meta.columns.map((c) => `"${c.databaseName}" AS "${i}.${c.propertyName}"`).join(', ');
     return `i${i} AS (INSERT INTO "${meta.tableName}" (${written.map((c) => `"${c.databaseName}"`).join(', ')}) ` + `VALUES (${placeholders.join(', ')}) RETURNING ${returning})`;
   });
-  const sql = `WITH ${ctes.join(', ')} SELECT * FROM ${inserts.map((_, i) => `i${i}`).join(', ')}`;
-  const [joined] = await hotQuery<ObjectLiteral>(dataSource, sql, params);
+  return { sql: `WITH ${ctes.join(', ')} SELECT * FROM ${inserts.map((_, i) => `i${i}`).join(', ')}`, params };
+}
+
+function splitRows(inserts: readonly RowInsert[], joined: ObjectLiteral): ObjectLiteral[] {
   const rows: ObjectLiteral[] = inserts.map(() => ({}));
   for (const [alias, value] of Object.entries(joined)) {
     const dot = alias.indexOf('.');
     rows[Number(alias.slice(0, dot))][alias.slice(dot + 1)] = value;
   }
-  return rows as Rows<T>;
+  return rows;
 }

@@ -3,13 +3,15 @@ import { DataSource } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { isUniqueViolation } from '../database/constraint-violation';
-import { hotFindOne, hotQuery, insertTogether } from '../database/hot-queries';
+import { hotFindOne, hotQuery, insertTogetherIn } from '../database/hot-queries';
 import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Forbidden, NotFound } from '../errors/domain-errors';
 import { JobOutbox } from '../outbox/job-outbox';
 import { OutboxEntry } from '../outbox/outbox.entity';
 import { Principal } from '../projects/projects.service';
+import { ProjectQuotas } from '../quotas/project-quotas';
+import { QuotaName } from '../quotas/quota.rules';
 import { engineVerifier, generateDatabasePassword } from '../secrets/password-verifiers';
 import { compareAndSet } from '../status/compare-and-set';
 import { DATABASE_CAS } from './database-cas';
@@ -41,6 +43,15 @@ export const ENGINE_NOUN: Readonly<Record<DatabaseEngine, string>> = {
   mysql: 'relational database',
 };
 
+/** The quota each engine's servers count against. */
+const ENGINE_QUOTA: Readonly<Record<DatabaseEngine, QuotaName>> = {
+  postgres: 'databases',
+  redis: 'caches',
+  clickhouse: 'analytics',
+  mariadb: 'relational_databases',
+  mysql: 'relational_databases',
+};
+
 /** The engines one collection serves: one for each, except /v1/relational-databases (mariadb and mysql). */
 export type EngineSet = readonly [DatabaseEngine, ...DatabaseEngine[]];
 
@@ -65,6 +76,7 @@ export class ManagedDatabaseLifecycle {
     private readonly catalog: CatalogLookups,
     private readonly outbox: JobOutbox,
     private readonly config: AppConfig,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(engine: DatabaseEngine, req: DatabaseRequest, principal: Principal): Promise<CreatedDatabase> {
@@ -83,39 +95,43 @@ export class ManagedDatabaseLifecycle {
     // The server's key names its job (and its address on the provider), so it is known before the insert.
     const key = databaseServerKey({ engine, id });
     try {
-      // Row and outbox entry in one statement: the create is one round trip to PostgreSQL.
-      const [row, entry] = await insertTogether(this.dataSource, [
-        {
-          entity: ManagedDatabase,
-          values: {
-            id,
-            engine,
-            projectId: principal.projectId,
-            userId: principal.userId,
-            name: req.name,
-            dbName: req.dbName,
-            dbUser: req.dbUser,
-            version: req.version,
-            extensions: req.extensions,
-            superuser: req.superuser,
-            ha: req.ha,
-            passwordVerifier,
-            flavorId: flavor.id,
-            networkId: network.id,
-            keypairName: req.keypairName,
-            securityGroupIds,
-            // The worker's create job has the network assign it.
-            address: null,
-            floatingIp: null,
-            port: ENGINE_PORTS[engine],
-            status: 'provisioning',
-            statusReason: null,
-            generation: 1,
-            provisionDeadline: new Date(Date.now() + this.config.DATABASE_PROVISION_DEADLINE_MS),
+      // The row, then the quota's count (which includes it), then the job ranked by the count: one transaction.
+      const [row, entry] = await this.dataSource.transaction(async (manager) => {
+        const [inserted] = await insertTogetherIn(manager, [
+          {
+            entity: ManagedDatabase,
+            values: {
+              id,
+              engine,
+              projectId: principal.projectId,
+              userId: principal.userId,
+              name: req.name,
+              dbName: req.dbName,
+              dbUser: req.dbUser,
+              version: req.version,
+              extensions: req.extensions,
+              superuser: req.superuser,
+              ha: req.ha,
+              passwordVerifier,
+              flavorId: flavor.id,
+              networkId: network.id,
+              keypairName: req.keypairName,
+              securityGroupIds,
+              // The worker's create job has the network assign it.
+              address: null,
+              floatingIp: null,
+              port: ENGINE_PORTS[engine],
+              status: 'provisioning',
+              statusReason: null,
+              generation: 1,
+              provisionDeadline: new Date(Date.now() + this.config.DATABASE_PROVISION_DEADLINE_MS),
+            },
           },
-        },
-        { entity: OutboxEntry, values: this.outbox.jobEntry('database.create', key, { databaseId: id, generation: 1 }) },
-      ]);
+        ]);
+        const { pending } = await this.quotas.enforce(manager, principal.projectId, ENGINE_QUOTA[engine], 1);
+        const [job] = await insertTogetherIn(manager, [{ entity: OutboxEntry, values: this.outbox.jobEntry('database.create', key, { databaseId: id, generation: 1 }, pending) }]);
+        return [inserted, job] as const;
+      });
       this.outbox.dispatch([entry]);
       return { row, password };
     } catch (err) {

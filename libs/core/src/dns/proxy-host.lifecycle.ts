@@ -14,6 +14,7 @@ import { projectScope } from '../projects/project-scope';
 import { Principal } from '../projects/projects.service';
 import { isHostname, refreshInstanceDomains } from './instance-domains';
 import { ProxyHost } from './proxy-host.entity';
+import { ProjectQuotas } from '../quotas/project-quotas';
 
 /** A proxy host as SPEC.md's DNS create asks for it. */
 export interface NewProxyHost {
@@ -50,6 +51,7 @@ export class ProxyHostLifecycle {
     private readonly config: AppConfig,
     private readonly targets: RouteTargetChecks,
     private readonly outbox: JobOutbox,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(spec: NewProxyHost, principal: Principal): Promise<ProxyHost> {
@@ -72,9 +74,10 @@ export class ProxyHostLifecycle {
   /**
    * Inside the caller's transaction (also instance create's, for its
    * `dname`): the row and the job that makes its listener, for the caller
-   * to dispatch after commit.
+   * to dispatch after commit. `countedByCaller`: the caller enforces the
+   * proxy_hosts quota itself, after this insert and before its commit.
    */
-  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number): Promise<[ProxyHost, OutboxEntry]> {
+  async insert(m: EntityManager, principal: Principal, instanceId: string, hostname: string, forwardPort: number, countedByCaller = false): Promise<[ProxyHost, OutboxEntry]> {
     const row = await m.getRepository(ProxyHost).save({
       hostname,
       projectId: principal.projectId,
@@ -84,6 +87,8 @@ export class ProxyHostLifecycle {
       generation: 1,
     });
     await refreshInstanceDomains(m, instanceId);
+    // An instance create counts it with its own quota, under one lock statement (InstanceLifecycle.create).
+    if (!countedByCaller) await this.quotas.enforce(m, principal.projectId, 'proxy_hosts', 1);
     return [row, await this.outbox.writeJob(m, 'host.apply', row.id, { proxyHostId: row.id, generation: row.generation })];
   }
 

@@ -7,7 +7,7 @@
  */
 
 /** The kinds the api maps to statuses (all-exceptions.filter.ts). */
-export type DomainErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unavailable';
+export type DomainErrorKind = 'invalid' | 'forbidden' | 'not_found' | 'conflict' | 'unavailable' | 'quota_exceeded';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -59,4 +59,13 @@ export class Conflict extends DomainError {
 /** Something the move needs cannot serve it now; trying later may work (503). */
 export class Unavailable extends DomainError {
   readonly kind = 'unavailable';
+}
+
+/**
+ * The create would take the project past one of its quotas (403, code
+ * `quota_exceeded`, as OpenStack answers an exceeded quota). The message
+ * names the quota, its limit and the usage now.
+ */
+export class QuotaExceeded extends DomainError {
+  readonly kind = 'quota_exceeded';
 }

@@ -13,6 +13,7 @@ import { isPortConflict, PORT_TAKEN } from './bind-errors';
 import { Certificate } from './certificate.entity';
 import { GatewayRoute } from './gateway-route.entity';
 import { RouteTargetChecks } from './route-target.checks';
+import { ProjectQuotas } from '../quotas/project-quotas';
 
 /** A route as SPEC.md's gateway create asks for it. */
 export interface NewGatewayRoute {
@@ -44,6 +45,7 @@ export class GatewayRouteLifecycle {
     private readonly config: AppConfig,
     private readonly targets: RouteTargetChecks,
     private readonly outbox: JobOutbox,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(spec: NewGatewayRoute, principal: Principal): Promise<GatewayRoute> {
@@ -74,6 +76,7 @@ export class GatewayRouteLifecycle {
           boundAt: null,
           bindError: null,
         });
+        await this.quotas.enforce(m, principal.projectId, 'gateway_routes', 1);
         return [row, await this.outbox.writeJob(m, 'route.apply', row.id, { routeId: row.id, generation: 1 })] as const;
       });
     } catch (err) {

@@ -9,6 +9,7 @@ import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Invalid, NotFound } from '../errors/domain-errors';
 import { JobOutbox } from '../outbox/job-outbox';
 import { Principal } from '../projects/projects.service';
+import { ProjectQuotas } from '../quotas/project-quotas';
 import { compareAndSet } from '../status/compare-and-set';
 import { VolumeLifecycle } from '../volumes/volume.lifecycle';
 import { INSTANCE_CAS } from './instance-cas';
@@ -66,6 +67,7 @@ export class InstanceLifecycle {
     private readonly config: AppConfig,
     private readonly volumes: VolumeLifecycle,
     private readonly proxyHosts: ProxyHostLifecycle,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   /**
@@ -113,8 +115,7 @@ export class InstanceLifecycle {
           buildDeadline: new Date(Date.now() + this.config.INSTANCE_BUILD_DEADLINE_MS),
         });
         await within?.(manager, id);
-        const job = await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 });
-        const jobs = [job];
+        const jobs = [];
         // SPEC: `volume` creates a volume and attaches it; it attaches once the instance is laid out.
         if (spec.volume) {
           const [, volumeJob] = await this.volumes.insert(manager, principal, {
@@ -126,9 +127,16 @@ export class InstanceLifecycle {
           jobs.push(volumeJob);
         }
         // `dname` (or a generated name) becomes a proxy host for the instance port; metadata.domains lists it.
-        const [, hostJob] = await this.proxyHosts.insert(manager, principal, id, hostname, port);
+        const [, hostJob] = await this.proxyHosts.insert(manager, principal, id, hostname, port, true);
         jobs.push(hostJob);
         const saved = await manager.getRepository(Instance).findOneByOrFail({ id });
+        // Last, after the inserts, so the counts include them and the locks are held only to the commit
+        // (ProjectQuotas); the rank of the instance's job is its project's backlog.
+        const [{ pending }] = await this.quotas.enforceAll(manager, principal.projectId, [
+          ['instances', 1],
+          ['proxy_hosts', 1],
+        ]);
+        jobs.unshift(await this.outbox.writeJob(manager, 'instance.create', id, { instanceId: id, generation: 1 }, pending));
         return [saved, jobs] as const;
       }),
     );

@@ -11,11 +11,16 @@ export type ResourceJobPayload<N extends JobName> = JobPayload<N> & { generation
  * jobs by the catalog's types only and never loads libs/queue itself.
  */
 export abstract class JobOutbox {
-  /** Inside the resource's transaction: the outbox row of the job. */
-  abstract writeJob<N extends JobName>(manager: EntityManager, name: N, resourceId: string | number, payload: ResourceJobPayload<N>): Promise<OutboxEntry>;
+  /** Inside the resource's transaction: the outbox row of the job; `priority` ranks it in its queue (OutboxEntry.priority). */
+  abstract writeJob<N extends JobName>(manager: EntityManager, name: N, resourceId: string | number, payload: ResourceJobPayload<N>, priority?: number): Promise<OutboxEntry>;
 
   /** The columns of that row, for a create that inserts it in its own statement (insertTogether). */
-  abstract jobEntry<N extends JobName>(name: N, resourceId: string | number, payload: ResourceJobPayload<N>): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload'>;
+  abstract jobEntry<N extends JobName>(
+    name: N,
+    resourceId: string | number,
+    payload: ResourceJobPayload<N>,
+    priority?: number,
+  ): Pick<OutboxEntry, 'jobName' | 'jobId' | 'payload' | 'priority'>;
 
   /** After commit, not awaited: enqueue now what the relay would otherwise enqueue later. */
   abstract dispatch(entries: OutboxEntry[]): void;

@@ -21,6 +21,15 @@ export class OutboxEntry {
   @Column({ type: 'jsonb' })
   payload: Record<string, string | number>;
 
+  /**
+   * BullMQ priority the job is queued with (lower is sooner), so the direct
+   * enqueue and the relay queue it alike; null: none, served before any
+   * ranked job (deletes, applies). Creates are ranked by how many of their
+   * project's creates still wait (ProjectQuotas.enforce): fair scheduling.
+   */
+  @Column({ type: 'int', nullable: true })
+  priority: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

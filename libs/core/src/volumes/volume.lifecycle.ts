@@ -12,6 +12,7 @@ import { CasPatch, compareAndSet } from '../status/compare-and-set';
 import { VolumeStatus } from '../status/transitions';
 import { VOLUME_CAS } from './volume-cas';
 import { Volume } from './volume.entity';
+import { ProjectQuotas } from '../quotas/project-quotas';
 
 /** A volume as SPEC.md's create asks for it (size in GiB). */
 export interface NewVolume {
@@ -34,6 +35,7 @@ export class VolumeLifecycle {
     private readonly dataSource: DataSource,
     private readonly outbox: JobOutbox,
     private readonly config: AppConfig,
+    private readonly quotas: ProjectQuotas,
   ) {}
 
   async create(spec: NewVolume, principal: Principal): Promise<Volume> {
@@ -68,7 +70,8 @@ export class VolumeLifecycle {
       attachedAt: null,
       generation: 1,
     });
-    const entry = await this.outbox.writeJob(manager, 'volume.create', id, { volumeId: id, generation: 1 });
+    const { pending } = await this.quotas.enforce(manager, principal.projectId, 'volume_gb', spec.sizeGb);
+    const entry = await this.outbox.writeJob(manager, 'volume.create', id, { volumeId: id, generation: 1 }, pending);
     return [row, entry];
   }
 
