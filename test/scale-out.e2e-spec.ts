@@ -11,6 +11,8 @@ const BATCH = 20;
 const KILL_AFTER_BATCH = 4;
 const RECONCILE_INTERVAL_MS = 2_000;
 const OUTBOX_RELAY_INTERVAL_MS = 1_000;
+const CLUSTER_RECONCILE_INTERVAL_MS = 2_000;
+const CLUSTER_AUTOSCALE_INTERVAL_MS = 5_000;
 
 /** A scheduled job's id is `repeat:<scheduler id>:<the period's time in ms>` (BullMQ job schedulers). */
 function periodOf(jobId: string): { scheduler: string; millis: number } | null {
@@ -38,6 +40,8 @@ describe('scale-out: two apis and two workers', () => {
       API_PROCESSES: '2',
       RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS),
       OUTBOX_RELAY_INTERVAL_MS: String(OUTBOX_RELAY_INTERVAL_MS),
+      CLUSTER_RECONCILE_INTERVAL_MS: String(CLUSTER_RECONCILE_INTERVAL_MS),
+      CLUSTER_AUTOSCALE_INTERVAL_MS: String(CLUSTER_AUTOSCALE_INTERVAL_MS),
     });
     await stack.startService('worker', 'worker-2');
     await stack.workerReady(undefined, 'worker-2');
@@ -111,6 +115,8 @@ describe('scale-out: two apis and two workers', () => {
       'databases-reconcile': RECONCILE_INTERVAL_MS,
       'routes-reconcile': RECONCILE_INTERVAL_MS,
       'hosts-reconcile': RECONCILE_INTERVAL_MS,
+      'clusters-reconcile': CLUSTER_RECONCILE_INTERVAL_MS,
+      'clusters-autoscale': CLUSTER_AUTOSCALE_INTERVAL_MS,
     };
     expect([...completed.entries()].filter(([, n]) => n !== 1)).toEqual([]);
     const periods = new Map<string, number[]>();
