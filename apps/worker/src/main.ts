@@ -4,6 +4,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '@stratus/core';
 import { ProviderUnavailableError } from '@stratus/providers';
 import { Logger, PinoLogger } from 'nestjs-pino';
+import { ClustersProcessor } from './clusters/clusters.processor';
 import { DatabasesProcessor } from './databases/databases.processor';
 import { RoutesProcessor } from './gateway/routes.processor';
 import { InstancesProcessor } from './instances/instances.processor';
@@ -13,7 +14,8 @@ import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { VolumesProcessor } from './volumes/volumes.processor';
 import { WorkerModule } from './worker.module';
 
-const PROCESSORS = [InstancesProcessor, DatabasesProcessor, VolumesProcessor, RoutesProcessor, MaintenanceProcessor];
+/** Every queue's processor: each stops taking jobs before anything else closes, and each logs its connection errors. */
+const PROCESSORS = [InstancesProcessor, DatabasesProcessor, VolumesProcessor, RoutesProcessor, ClustersProcessor, MaintenanceProcessor];
 
 /** Signals that stop the worker: a supervisor's SIGTERM, a terminal's Ctrl-C or hang-up. */
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
