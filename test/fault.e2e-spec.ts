@@ -40,6 +40,8 @@ describe('fault: worker SIGKILLed every 2 s during 200 creates', () => {
   it(
     'builds every instance exactly once',
     async () => {
+      // Processes earlier suites left on this installation are theirs to answer for, not this test's.
+      const earlier = new Set(instanceLeadersUnder(join(stack.env.DATA_DIR, 'instances')).keys());
       let killing = true;
       let kills = 0;
       // Every worker gets KILL_EVERY_MS from when it is up: a slow boot (a busy
@@ -109,7 +111,7 @@ describe('fault: worker SIGKILLed every 2 s during 200 creates', () => {
       expect(ours.filter((pids) => pids.length > 1)).toHaveLength(0);
       expect(ours.flat()).toHaveLength(COUNT);
       const known = new Set((await db.query('SELECT id FROM instances')).map((r: { id: string }) => r.id));
-      expect([...leaders.keys()].filter((id) => !known.has(id))).toEqual([]);
+      expect([...leaders.keys()].filter((id) => !known.has(id) && !earlier.has(id))).toEqual([]);
       expect(await db.getRepository(Instance).countBy({ status: 'BUILD' })).toBe(0);
     },
     MAX_KILLS * 45_000 + 180_000,
