@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_SCALING_POLICY, scalingPolicyProblem } from '../autoscaling/autoscaling.policy';
 import { DataSource, In } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
@@ -8,7 +9,7 @@ import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { ProxyHost } from '../dns/proxy-host.entity';
 import { ProxyHostLifecycle } from '../dns/proxy-host.lifecycle';
 import { allInOrder } from '../errors/all-in-order';
-import { Conflict, FieldProblem, Forbidden, Invalid, NotFound } from '../errors/domain-errors';
+import { Conflict, Forbidden, Invalid, NotFound } from '../errors/domain-errors';
 import { UUID } from '../instances/owned-instance';
 import { generatedLabel } from '../instances/instance.lifecycle';
 import { JobOutbox } from '../outbox/job-outbox';
@@ -132,10 +133,9 @@ export class ClusterLifecycle {
     const maxSize = spec.max_size ?? Math.max(CLUSTER_DEFAULTS.max_size, minSize);
     const scaleOutThreshold = spec.scale_out_threshold ?? CLUSTER_DEFAULTS.scale_out_threshold;
     const scaleInThreshold = spec.scale_in_threshold ?? CLUSTER_DEFAULTS.scale_in_threshold;
-    const problems: FieldProblem[] = [];
-    if (maxSize < minSize) problems.push({ field: 'max_size', message: `must be at least min_size (${minSize})` });
-    if (scaleInThreshold >= scaleOutThreshold) problems.push({ field: 'scale_in_threshold', message: `must be below scale_out_threshold (${scaleOutThreshold})` });
-    if (problems.length) throw new Invalid(problems);
+    // The autoscaler's own rule, so a cluster the api accepts is one the worker can scale.
+    const problem = scalingPolicyProblem({ ...DEFAULT_SCALING_POLICY, minSize, maxSize, scaleOutThreshold, scaleInThreshold });
+    if (problem) throw new Invalid(problem.field, problem.message);
     return { minSize, maxSize, scaleOutThreshold, scaleInThreshold };
   }
 
