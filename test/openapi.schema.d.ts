@@ -1119,6 +1119,26 @@ export interface components {
       /** @description plaintext, in this answer only */
       db_password: string;
     };
+    FootprintView: {
+      /** @description servers the database runs on: 3 with ha, else 1 */
+      servers: number;
+      /** @description the flavor of each of them */
+      flavor_id: string;
+    };
+    MemberLagView: {
+      value: number;
+      /** @enum {string} */
+      unit: 'bytes' | 'seconds';
+    };
+    MemberView: {
+      address: string;
+      /** @enum {string} */
+      role: 'primary' | 'replica';
+      /** @enum {string} */
+      health: 'up' | 'down';
+      /** @description replication lag behind the primary, where the engine tells it; null for the primary */
+      lag: components['schemas']['MemberLagView'] | null;
+    };
     PostgresView: {
       id: number;
       name: string;
@@ -1141,6 +1161,12 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
+      ha: boolean;
+      footprint: components['schemas']['FootprintView'];
+      /** @description ha only: each member as last observed (empty until the first observation) */
+      members?: components['schemas']['MemberView'][];
+      /** @description ha only: a member is down while the address still serves */
+      degraded?: boolean;
     };
     CreateCacheDto: {
       /**
@@ -1359,6 +1385,12 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
+      ha: boolean;
+      footprint: components['schemas']['FootprintView'];
+      /** @description ha only: each member as last observed (empty until the first observation) */
+      members?: components['schemas']['MemberView'][];
+      /** @description ha only: a member is down while the address still serves */
+      degraded?: boolean;
     };
     CreateClusterDto: {
       name: string;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { AppConfig, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
+import { AppConfig, databaseMemberKey, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
 import { FilterMember, FilterRule, findGroup, groupsKey, HostAccounts, hostNames, installationId, LOCAL_HOOKS, LocalHooks, PacketFilter, PublicEndpoint } from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
@@ -103,7 +103,7 @@ export class PacketFilterSync {
     const [instancesGid, databaseUser] = accounts.isolated ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()]) : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
-      this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, securityGroupIds: true } }),
+      this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, memberAddresses: true, securityGroupIds: true } }),
       this.dataSource.getRepository(SecurityGroup).find(),
     ]);
     const users = systemUsers();
@@ -114,6 +114,8 @@ export class PacketFilterSync {
       ),
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
       ...databases.flatMap((d) => (d.address === null ? [] : [{ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds }])),
+      // The members of an ha database, under its groups like its address.
+      ...databases.flatMap((d) => d.memberAddresses.map((address, n) => ({ key: databaseMemberKey(d, n), address, uid: null, groupIds: d.securityGroupIds }))),
     ];
     await this.removeOrphanTables(filter);
     const result = await filter.apply({
