@@ -1120,7 +1120,7 @@ export interface components {
       db_password: string;
     };
     FootprintView: {
-      /** @description servers the database runs on: 3 with ha, else 1 */
+      /** @description servers the database runs on (3) */
       servers: number;
       /** @description the flavor of each of them */
       flavor_id: string;
@@ -1161,8 +1161,10 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
-      ha: boolean;
-      footprint: components['schemas']['FootprintView'];
+      /** @description present (true) only on a database created with ha */
+      ha?: boolean;
+      /** @description ha only: the servers it runs on, each of its flavor */
+      footprint?: components['schemas']['FootprintView'];
       /** @description ha only: each member as last observed (empty until the first observation) */
       members?: components['schemas']['MemberView'][];
       /** @description ha only: a member is down while the address still serves */
@@ -1385,8 +1387,10 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
-      ha: boolean;
-      footprint: components['schemas']['FootprintView'];
+      /** @description present (true) only on a database created with ha */
+      ha?: boolean;
+      /** @description ha only: the servers it runs on, each of its flavor */
+      footprint?: components['schemas']['FootprintView'];
       /** @description ha only: each member as last observed (empty until the first observation) */
       members?: components['schemas']['MemberView'][];
       /** @description ha only: a member is down while the address still serves */

@@ -65,21 +65,21 @@ class MemberView {
 }
 
 class FootprintView {
-  @ApiProperty({ description: 'servers the database runs on: 3 with ha, else 1' })
+  @ApiProperty({ description: 'servers the database runs on (3)' })
   servers: number;
 
   @ApiProperty({ description: 'the flavor of each of them' })
   flavor_id: string;
 }
 
-/** What list and get add for the kinds that accept ha: the servers it costs, and with ha its members. */
+/** What list and get add for a database with ha (absent without): what it costs, and its members. */
 function WithHa<T extends Type<ManagedServerView>>(Base: T) {
   class HaView extends Base {
-    @ApiProperty()
-    ha: boolean;
+    @ApiProperty({ required: false, description: 'present (true) only on a database created with ha' })
+    ha?: boolean;
 
-    @ApiProperty({ type: FootprintView })
-    footprint: FootprintView;
+    @ApiProperty({ type: FootprintView, required: false, description: 'ha only: the servers it runs on, each of its flavor' })
+    footprint?: FootprintView;
 
     @ApiProperty({ type: [MemberView], required: false, description: 'ha only: each member as last observed (empty until the first observation)' })
     members?: MemberView[];
@@ -192,12 +192,11 @@ export function presentCreated(row: ManagedDatabase, password: string): ManagedC
   }
 }
 
-/** The footprint of a kind that accepts ha, and with ha its members as the worker last observed them. */
+/** With ha: the footprint (three servers of the flavor), and the members as the worker last observed them; nothing without. */
 function haFields(row: ManagedDatabase) {
-  const footprint = { servers: row.ha ? HA_MEMBERS : 1, flavor_id: row.flavorId };
-  if (!row.ha) return { ha: false, footprint };
+  if (!row.ha) return {};
   const members = (row.members ?? []).map((m) => ({ address: m.address, role: m.role, health: m.health, lag: m.lag }));
-  return { ha: true, footprint, members, degraded: row.degraded };
+  return { ha: true, footprint: { servers: HA_MEMBERS, flavor_id: row.flavorId }, members, degraded: row.degraded };
 }
 
 /** List and get: the create body without the password, plus updated_at and status_reason (why it is in error). */
