@@ -427,4 +427,269 @@ describe('clusters', () => {
       await deleteAndWaitGone(id);
     });
   });
+
+  describe('updates', () => {
+    // Thresholds no idle or lightly called member reaches either way, and min_size = desired_size: the autoscaler keeps still.
+    const spec = { ...DEMO_CLUSTER, min_size: 2, max_size: 3, scale_out_threshold: 0.95, scale_in_threshold: 0.01 };
+    let cluster: any;
+
+    /** A client calling through the balancer in a loop until stopped; every failure is kept. */
+    function clientLoop(url: string): { stop: () => Promise<{ ok: number; failed: string[] }> } {
+      let calling = true;
+      const results = { ok: 0, failed: [] as string[] };
+      const loop = (async () => {
+        while (calling) {
+          try {
+            const res = await fetch(url);
+            await res.arrayBuffer();
+            if (res.status === 200) results.ok++;
+            else results.failed.push(`status ${res.status}`);
+          } catch (err) {
+            results.failed.push(String(err));
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      return {
+        stop: async () => {
+          calling = false;
+          await loop;
+          return results;
+        },
+      };
+    }
+
+    /** The cluster's rows as they are, to see that a refused update changed nothing. */
+    async function rowOf(id: string): Promise<any> {
+      const [row] = await s.db.query(`SELECT * FROM clusters WHERE id = $1`, [id]);
+      return row;
+    }
+
+    it('replaces every member one at a time on a flavor change, the new one serving before an old one drains, without one failed request', async () => {
+      const created = await s.api.post('/v1/clusters', { name: 'rolling', ...spec });
+      expect(created.status).toBe(201);
+      cluster = await waitForCluster(s.api, created.body.id, ['CREATE_COMPLETE'], 240_000);
+      expect(cluster).toMatchObject({ spec_generation: 1, flavor_id: 'f-small' });
+      const before = cluster.members.map((m: any) => m.instance_id);
+      expect(before).toHaveLength(2);
+      const url = `http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`;
+      const client = clientLoop(url);
+
+      // Watched closely: statuses in order, the most new members not serving at once, the fewest serving.
+      const statuses: string[] = [];
+      let mostNewPending = 0;
+      let mostMembers = 0;
+      let fewestServing = Infinity;
+      let done: any;
+      try {
+        await waitFor('the client to be served', async () => (await answeredBy(url)) !== undefined);
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { flavor: 'm1.micro' });
+        expect(res.status).toBe(202);
+        expect(res.body).toMatchObject({ id: cluster.id, status: 'UPDATE_IN_PROGRESS', flavor_id: 'f-micro', spec_generation: 2, desired_size: 2 });
+        statuses.push(res.body.status);
+        done = await waitFor(
+          'every member replaced by one of the new flavor',
+          async () => {
+            const c = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+            if (statuses[statuses.length - 1] !== c.status) statuses.push(c.status);
+            mostNewPending = Math.max(mostNewPending, c.members.filter((m: any) => m.spec_generation === 2 && m.health !== 'up').length);
+            mostMembers = Math.max(mostMembers, c.members.filter((m: any) => m.status === 'BUILD' || m.status === 'ACTIVE').length);
+            fewestServing = Math.min(fewestServing, c.members.filter((m: any) => m.status === 'ACTIVE' && m.health === 'up').length);
+            if (c.status === 'UPDATE_FAILED') throw new Error(`update failed: ${c.status_reason}`);
+            return c.status === 'UPDATE_COMPLETE' && allHealthy(c) && c.members.every((m: any) => m.spec_generation === 2) ? c : undefined;
+          },
+          { timeoutMs: 300_000, intervalMs: 50 },
+        );
+      } finally {
+        const results = await client.stop();
+        expect(results.failed).toEqual([]);
+        expect(results.ok).toBeGreaterThan(50);
+      }
+      expect(statuses).toEqual(['UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE']);
+      expect(mostNewPending).toBe(1);
+      expect(mostMembers).toBeLessThanOrEqual(3);
+      expect(fewestServing).toBeGreaterThanOrEqual(2);
+      expect(done.members).toHaveLength(2);
+      for (const m of done.members) {
+        expect(before).not.toContain(m.instance_id);
+        expect((await s.api.get(`/v1/instances/${m.instance_id}`)).body).toMatchObject({ flavor_id: 'f-micro' });
+      }
+      for (const id of before) expect((await s.api.get(`/v1/instances/${id}`)).status).toBe(404);
+      // Each new member was created only once the one before had joined the balancer.
+      const fresh = [...done.members].sort((a: any, b: any) => a.created_at.localeCompare(b.created_at));
+      expect(Date.parse(fresh[1].created_at)).toBeGreaterThanOrEqual(Date.parse(fresh[0].joined_at));
+      const reasons = done.events.filter((e: any) => e.kind === 'update').map((e: any) => e.reason);
+      expect(reasons).toContainEqual(expect.stringMatching(/^update started: flavor f-small to f-micro; members replaced one at a time/));
+      for (const id of before) expect(reasons).toContainEqual(expect.stringMatching(new RegExp(`^member ${id} replaced by [0-9a-f-]{36}: flavor changed$`)));
+      const seen = new Set<string>();
+      await waitFor('both new members to answer through the balancer', async () => {
+        seen.add(await answeredBy(url));
+        return seen.size === 2;
+      });
+      expect([...seen].sort()).toEqual(done.members.map((m: any) => m.instance_id).sort());
+      cluster = done;
+    }, 600_000);
+
+    it('refuses bad input with a 400 naming the field, and changes nothing', async () => {
+      const cases: Array<[object, string]> = [
+        [{ min_size: 3, max_size: 2 }, 'max_size'],
+        [{ max_size: 1 }, 'max_size'],
+        [{ min_size: 0 }, 'min_size'],
+        [{ min_size: 1.5 }, 'min_size'],
+        [{ desired_size: 4 }, 'desired_size'],
+        [{ desired_size: 1 }, 'desired_size'],
+        [{ scale_out_threshold: 1.5 }, 'scale_out_threshold'],
+        [{ scale_in_threshold: 0.96 }, 'scale_in_threshold'],
+        [{ scale_out_threshold: 0.3, scale_in_threshold: 0.5 }, 'scale_in_threshold'],
+        [{ image: 'no-such-image' }, 'image'],
+        [{ flavor: 'm9.huge' }, 'flavor'],
+        [{ key_name: 'nobody' }, 'key_name'],
+        [{ image: 7 }, 'image'],
+        [{ port: 9090 }, 'port'],
+        [{ port: 0 }, 'port'],
+        [{ dnsName: 'elsewhere' }, 'dnsName'],
+        [{ dnsName: 'bad name!' }, 'dnsName'],
+        [{ backend_network_id: 'elsewhere' }, 'backend_network_id'],
+        [{ backend_subnet_id: 'other-subnet' }, 'backend_subnet_id'],
+        [{ status: 'UPDATE_COMPLETE' }, 'status'],
+        [{ spec_generation: 9 }, 'spec_generation'],
+        [{ name: null }, 'name'],
+      ];
+      const before = await rowOf(cluster.id);
+      for (const [body, field] of cases) {
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+        expect(res.body.error).toEqual({ code: 'bad_request', message: expect.stringContaining(field) });
+      }
+      expect(await rowOf(cluster.id)).toEqual(before);
+      // The fixed fields sent as they are (a whole create body again) are no change: nothing starts.
+      const same = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, {
+        name: 'rolling',
+        ...spec,
+        flavor: 'm1.micro',
+        dnsName: cluster.dnsName,
+        backend_subnet_id: 'private-subnet',
+      });
+      expect(same.status).toBe(202);
+      expect(same.body).toMatchObject({ status: 'UPDATE_COMPLETE', spec_generation: 2 });
+      expect(await rowOf(cluster.id)).toEqual(before);
+    });
+
+    it('takes new sizes and thresholds at once: desired_size brought within them, the cluster grown and shrunk to it', async () => {
+      const grow = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3, max_size: 4, scale_out_threshold: 0.9, scale_in_threshold: 0.02 });
+      expect(grow.status).toBe(202);
+      expect(grow.body).toMatchObject({
+        status: 'UPDATE_IN_PROGRESS',
+        min_size: 3,
+        max_size: 4,
+        desired_size: 3,
+        scale_out_threshold: 0.9,
+        scale_in_threshold: 0.02,
+        spec_generation: 2,
+      });
+      const c = await waitFor(
+        'three healthy members',
+        async () => {
+          const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+          return now.status === 'UPDATE_COMPLETE' && allHealthy(now) ? now : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      expect(c.members).toHaveLength(3);
+      // A member added by a resize is of the cluster's current spec.
+      expect(c.members.every((m: any) => m.spec_generation === 2)).toBe(true);
+
+      // Lowered below desired_size, sent along: the cluster drains to it, one member.
+      const shrink = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 2, max_size: 2, desired_size: 2 });
+      expect(shrink.status).toBe(202);
+      expect(shrink.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', min_size: 2, max_size: 2, desired_size: 2 });
+      cluster = await waitFor(
+        'two members again',
+        async () => {
+          const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+          return now.status === 'UPDATE_COMPLETE' && now.members.length === 2 && allHealthy(now) ? now : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      const reasons = cluster.events.filter((e: any) => e.kind === 'update').map((e: any) => e.reason);
+      expect(reasons).toContainEqual('update started: min_size 2 to 3; max_size 3 to 4; scale_out_threshold 0.95 to 0.9; scale_in_threshold 0.01 to 0.02; desired_size 2 to 3');
+      expect(reasons).toContainEqual('update started: min_size 3 to 2; max_size 4 to 2; desired_size 3 to 2');
+    }, 400_000);
+
+    it('ends UPDATE_FAILED when a new member cannot boot, back on the previous spec, its members serving throughout', async () => {
+      const before = cluster.members.map((m: any) => m.instance_id).sort();
+      const url = `http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`;
+      const client = clientLoop(url);
+      let failed: any;
+      try {
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { image: 'plain', user_data: 'echo no application here\nexit 7\n' });
+        expect(res.status).toBe(202);
+        expect(res.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', image_id: 'plain', spec_generation: 3 });
+        failed = await waitForCluster(s.api, cluster.id, ['UPDATE_FAILED', 'UPDATE_COMPLETE'], 120_000, 50);
+      } finally {
+        const results = await client.stop();
+        expect(results.failed).toEqual([]);
+        expect(results.ok).toBeGreaterThan(10);
+      }
+      expect(failed.status).toBe('UPDATE_FAILED');
+      expect(failed.status_reason).toMatch(/^rolling update failed: new member [0-9a-f-]{36} could not boot: .*exited with code 7/);
+      // Back on what the serving members run, and those are the cluster's spec again.
+      expect(failed).toMatchObject({ image_id: 'demo-web', flavor_id: 'f-micro', spec_generation: 4 });
+      const c = await waitFor('the failed member to be gone', async () => {
+        const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+        return now.members.length === 2 ? now : undefined;
+      });
+      expect(c.members.map((m: any) => m.instance_id).sort()).toEqual(before);
+      expect(c.members.every((m: any) => m.spec_generation === 4 && m.health === 'up')).toBe(true);
+      expect(c.events.find((e: any) => e.kind === 'update').reason).toMatch(/^rolling update failed: .*; back to image demo-web, flavor f-micro/);
+      const [{ user_data }] = await s.db.query(`SELECT user_data FROM clusters WHERE id = $1`, [cluster.id]);
+      expect(user_data).toBeNull();
+
+      // From UPDATE_FAILED, an update is taken again, and heals as any.
+      const again = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { scale_out_threshold: 0.92 });
+      expect(again.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', scale_out_threshold: 0.92 });
+      cluster = await waitForCluster(s.api, cluster.id, ['UPDATE_COMPLETE'], 60_000);
+      expect(cluster.members.map((m: any) => m.instance_id).sort()).toEqual(before);
+    }, 300_000);
+
+    it("401 without a key, 403 for another project's cluster, 404 for none, 409 while being built, failed or deleted", async () => {
+      const anon = s.stack.http.with({ 'x-api-key': 'sk_nope_nope' });
+      const unauthorized = await anon.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3 });
+      expect(unauthorized.status).toBe(401);
+      expect(unauthorized.body.error.code).toBe('unauthorized');
+      const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
+      const before = await rowOf(cluster.id);
+      const forbidden = await intruder.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3 });
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(cluster.id) });
+      expect(await rowOf(cluster.id)).toEqual(before);
+      for (const bad of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        const res = await s.api.request('PUT', `/v1/clusters/${bad}`, { min_size: 3 });
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+
+      // Being built: a member that never binds its port keeps it CREATE_IN_PROGRESS.
+      const building = (await s.api.post('/v1/clusters', { name: 'unbuilt', ...DEMO_CLUSTER, image: 'plain', user_data: 'sleep 1\n' })).body;
+      const busy = await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 4 });
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toEqual({ code: 'conflict', message: expect.stringContaining('CREATE_IN_PROGRESS') });
+      // A bad field is still said first.
+      expect((await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 0 })).status).toBe(400);
+      // Being deleted.
+      expect((await s.api.delete(`/v1/clusters/${building.id}`)).status).toBe(204);
+      const deleting = await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 4 });
+      expect(deleting.status).toBe(409);
+      expect(deleting.body.error.message).toContain('DELETE_IN_PROGRESS');
+      // Failed to build.
+      const broken = (await s.api.post('/v1/clusters', { name: 'broken2', ...DEMO_CLUSTER, image: 'plain', user_data: 'exit 7\n' })).body;
+      await waitForCluster(s.api, broken.id, ['CREATE_FAILED'], 60_000);
+      const failed = await s.api.request('PUT', `/v1/clusters/${broken.id}`, { image: 'demo-web' });
+      expect(failed.status).toBe(409);
+      expect(failed.body.error.message).toContain('CREATE_FAILED');
+      await waitFor(`cluster ${building.id} to be gone`, async () => (await s.api.get(`/v1/clusters/${building.id}`)).status === 404, { timeoutMs: 60_000 });
+      await deleteAndWaitGone(broken.id);
+      await deleteAndWaitGone(cluster.id);
+    }, 180_000);
+  });
 });

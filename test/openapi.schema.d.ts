@@ -646,7 +646,8 @@ export interface paths {
     };
     /** One cluster */
     get: operations['Clusters_get'];
-    put?: never;
+    /** Update a cluster (fields left out keep their values): sizes and thresholds at once; a new image, flavor, key_name or user_data replaces the members one at a time, each new one serving before an old one drains. Poll until UPDATE_COMPLETE (or UPDATE_FAILED, with the reason) */
+    put: operations['Clusters_update'];
     post?: never;
     /** Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone */
     delete: operations['Clusters_delete'];
@@ -1465,8 +1466,8 @@ export interface components {
       id: string;
       name: string;
       /** @enum {string} */
-      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
-      /** @description why the cluster is *_FAILED */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
       image_id: string;
@@ -1483,10 +1484,12 @@ export interface components {
       desired_size: number;
       scale_out_threshold: number;
       scale_in_threshold: number;
+      /** @description the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time */
+      spec_generation: number;
       load_balancer: components['schemas']['ClusterLoadBalancerView'];
       /** @description oldest first */
       members: components['schemas']['ClusterMemberView'][];
-      /** @description the most recent first: build, heal and scaling events with their reasons */
+      /** @description the most recent first: build, heal, scaling and update events with their reasons */
       events: components['schemas']['ClusterEventView'][];
       placement: components['schemas']['ClusterPlacementView'];
       /** Format: date-time */
@@ -1500,8 +1503,8 @@ export interface components {
       id: string;
       name: string;
       /** @enum {string} */
-      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
-      /** @description why the cluster is *_FAILED */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
       image_id: string;
@@ -1518,16 +1521,47 @@ export interface components {
       desired_size: number;
       scale_out_threshold: number;
       scale_in_threshold: number;
+      /** @description the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time */
+      spec_generation: number;
       load_balancer: components['schemas']['ClusterLoadBalancerView'];
       /** @description oldest first */
       members: components['schemas']['ClusterMemberView'][];
-      /** @description the most recent first: build, heal and scaling events with their reasons */
+      /** @description the most recent first: build, heal, scaling and update events with their reasons */
       events: components['schemas']['ClusterEventView'][];
       placement: components['schemas']['ClusterPlacementView'];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    UpdateClusterDto: {
+      name?: string;
+      /** @description image (or snapshot) id or name; a change replaces the members one at a time (rolling update) */
+      image?: string;
+      /** @description flavor id or name; a change replaces the members one at a time (rolling update) */
+      flavor?: string;
+      /** @description members always running */
+      min_size?: number;
+      /** @description peak members; at least min_size */
+      max_size?: number;
+      /** @description members to keep now, within min_size..max_size; when left out, the current one brought within them. The autoscaler moves it again after its cooldown */
+      desired_size?: number;
+      /** @description CPU fraction that adds a member */
+      scale_out_threshold?: number;
+      /** @description CPU fraction that removes a member; below scale_out_threshold */
+      scale_in_threshold?: number;
+      /** @description SSH keypair name; a change replaces the members one at a time (rolling update) */
+      key_name?: string;
+      /** @description shell script every new member runs at its first boot; a change replaces the members one at a time */
+      user_data?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      port?: number;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      dnsName?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      backend_network_id?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      backend_subnet_id?: string;
     };
     JwksView: {
       /** @description JSON Web Keys (RFC 7517): kty, n, e, kid, use, alg */
@@ -6047,7 +6081,7 @@ export interface operations {
         /** @description Only the items with exactly this name */
         name?: string;
         /** @description Only the items in this status */
-        status?: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+        status?: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
       };
       header?: {
         /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
@@ -6299,6 +6333,124 @@ export interface operations {
       };
       /** @description no such cluster */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateClusterDto'];
+      };
+    };
+    responses: {
+      /** @description update started: status UPDATE_IN_PROGRESS (unchanged when nothing changes) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterView'];
+        };
+      };
+      /** @description invalid field (named in the message): the same rules as create, desired_size outside min_size..max_size, or a change of port, dnsName, backend_network_id or backend_subnet_id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's cluster */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such cluster */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the cluster is being built, failed to build, or is being deleted (CREATE_IN_PROGRESS, CREATE_FAILED, DELETE_IN_PROGRESS, DELETE_FAILED) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -89,7 +89,7 @@ export class ClusterView {
   @ApiProperty({ enum: CLUSTER_STATUSES })
   status: ClusterStatus;
 
-  @ApiProperty({ type: String, nullable: true, description: 'why the cluster is *_FAILED' })
+  @ApiProperty({ type: String, nullable: true, description: 'why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec)' })
   status_reason: string | null;
 
   @ApiProperty({ type: ClusterProgressView })
@@ -134,13 +134,18 @@ export class ClusterView {
   @ApiProperty()
   scale_in_threshold: number;
 
+  @ApiProperty({
+    description: "the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time",
+  })
+  spec_generation: number;
+
   @ApiProperty({ type: ClusterLoadBalancerView })
   load_balancer: ClusterLoadBalancerView;
 
   @ApiProperty({ type: [ClusterMemberView], description: 'oldest first' })
   members: ClusterMemberView[];
 
-  @ApiProperty({ type: [ClusterEventView], description: 'the most recent first: build, heal and scaling events with their reasons' })
+  @ApiProperty({ type: [ClusterEventView], description: 'the most recent first: build, heal, scaling and update events with their reasons' })
   events: ClusterEventView[];
 
   @ApiProperty({ type: ClusterPlacementView })
@@ -188,6 +193,7 @@ export function presentCluster({ cluster: c, members, events }: ClusterState, ed
     desired_size: c.desiredSize,
     scale_out_threshold: c.scaleOutThreshold,
     scale_in_threshold: c.scaleInThreshold,
+    spec_generation: c.specGeneration,
     load_balancer: { address: c.address, port: c.port },
     members: members.map((m) => ({
       instance_id: m.instanceId,

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiConflictResponse,
   ApiCreatedResponse,
@@ -19,6 +20,7 @@ import { ApiListResponse } from '../http/long-poll.interceptor';
 import { Links, PageLinks } from '../http/page-links';
 import { ClusterCreatedView, ClusterView, presentCluster, presentCreated } from './cluster.presenter';
 import { CreateClusterDto } from './create-cluster.dto';
+import { UpdateClusterDto } from './update-cluster.dto';
 
 /** `?status=` takes the statuses the list shows. */
 class ClusterListQuery extends StatusListQuery(CLUSTER_STATUSES) {}
@@ -64,6 +66,24 @@ export class ClustersController {
   @ApiNotFoundResponse({ description: 'no such cluster' })
   async get(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<ClusterView> {
     return presentCluster(await this.clusters.get(id, principal), this.edge);
+  }
+
+  @Put(':id')
+  @HttpCode(202)
+  @ApiOperation({
+    summary:
+      'Update a cluster (fields left out keep their values): sizes and thresholds at once; a new image, flavor, key_name or user_data replaces the members one at a time, each new one serving before an old one drains. Poll until UPDATE_COMPLETE (or UPDATE_FAILED, with the reason)',
+  })
+  @ApiAcceptedResponse({ description: 'update started: status UPDATE_IN_PROGRESS (unchanged when nothing changes)', type: ClusterView })
+  @ApiBadRequestResponse({
+    description:
+      'invalid field (named in the message): the same rules as create, desired_size outside min_size..max_size, or a change of port, dnsName, backend_network_id or backend_subnet_id',
+  })
+  @ApiForbiddenResponse({ description: "another project's cluster" })
+  @ApiNotFoundResponse({ description: 'no such cluster' })
+  @ApiConflictResponse({ description: 'the cluster is being built, failed to build, or is being deleted (CREATE_IN_PROGRESS, CREATE_FAILED, DELETE_IN_PROGRESS, DELETE_FAILED)' })
+  async update(@Param('id') id: string, @Body() dto: UpdateClusterDto, @CurrentPrincipal() principal: Principal): Promise<ClusterView> {
+    return presentCluster(await this.clusters.update(id, dto, principal), this.edge);
   }
 
   @Delete(':id')

@@ -158,7 +158,10 @@ export class AppConfig {
 
   // --- Clusters ---------------------------------------------------------------
 
-  /** A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed. */
+  /**
+   * A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed;
+   * a rolling update's new member not passing its check this long after it was created ends the update UPDATE_FAILED.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1000)
