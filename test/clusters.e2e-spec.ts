@@ -564,6 +564,29 @@ describe('clusters', () => {
       );
     }, 600_000);
 
+    it('a build that fails leaves the instance running behind the balancer, its URL answering; deleting the cluster deletes it', async () => {
+      const made = await s.api.post('/v1/instances', { name: 'keeper', dname: 'keeper-app', ...DEMO_INSTANCE, port: DEMO_CLUSTER.port });
+      const keeper = await waitForInstance(s.api, made.body.id);
+      // The other members run user_data that fails: the build cannot finish.
+      const created = await s.api.post('/v1/clusters/from-instance', { name: 'doomed', instance_id: keeper.id, ...fields, min_size: 2, user_data: 'echo about to fail\nexit 7\n' });
+      expect(created.status).toBe(201);
+      const failed = await waitForCluster(s.api, created.body.id, ['CREATE_FAILED', 'CREATE_COMPLETE'], 180_000);
+      expect(failed.status).toBe('CREATE_FAILED');
+      expect(failed.status_reason).toContain('exited with code 7');
+      const left = await waitFor(
+        'the other member to be gone',
+        async () => {
+          const c = (await s.api.get(`/v1/clusters/${created.body.id}`)).body;
+          return c.members.length === 1 ? c : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(left.members).toEqual([expect.objectContaining({ instance_id: keeper.id, status: 'ACTIVE', health: 'up' })]);
+      expect(await freshGet(`http://127.0.0.1:${edgePort}/`, 'keeper-app.localhost')).toBe(keeper.id);
+      await deleteAndWaitGone(created.body.id);
+      expect((await s.api.get(`/v1/instances/${keeper.id}`)).status).toBe(404);
+    }, 300_000);
+
     describe('bad input', () => {
       let target: any;
       beforeAll(async () => {

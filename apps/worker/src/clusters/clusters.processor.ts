@@ -201,6 +201,8 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
           createdAt: m.createdAt.getTime(),
           ready: !m.building && m.health === 'up',
           connections: backend ? backend.connections : null,
+          // The instance the cluster was made from was the application before the cluster: a scale-in leaves it.
+          keep: m.instanceId === cluster.sourceInstanceId,
         };
       }),
     );
