@@ -531,7 +531,12 @@ describe('clusters', () => {
       expect((await viaDnsName(cluster.dnsName)).status).toBe(200);
       // The URL is the cluster's now: the proxy host and the route outlive the instance.
       const hosts = (await s.stack.http.get('/api/cloud/dns/list')).body as any[];
-      expect(hosts.find((h) => h.domain === soloHost)).toMatchObject({ clusterId: cluster.id, instanceId: null, forwardPort: DEMO_CLUSTER.port });
+      const movedHost = hosts.find((h) => h.domain === soloHost);
+      expect(movedHost).toMatchObject({ clusterId: cluster.id, instanceId: null, forwardPort: DEMO_CLUSTER.port });
+      // Its port is the cluster's: not the proxy host's to change.
+      const repointed = await s.stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${movedHost.id}`, { updateData: { forwardPort: 3000 } });
+      expect(repointed.status).toBe(400);
+      expect(repointed.body.error.message).toContain('updateData.forwardPort');
       expect((await s.api.get(`/v1/instances/${solo.id}`)).body.metadata.domains).toBeUndefined();
       const [route] = await s.db.query(`SELECT host(target_ip::inet) AS ip, target_lease FROM gateway_routes WHERE port = $1`, [routePort]);
       expect(route).toEqual({ ip: cluster.load_balancer.address, target_lease: `cluster-${cluster.id}` });
