@@ -668,7 +668,10 @@ export interface paths {
     get: operations['Clusters_get'];
     put?: never;
     post?: never;
-    /** Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone */
+    /**
+     * Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone
+     * @description Every member goes. A cluster made from an instance (`source_instance_id`) takes that instance with it, and the proxy hosts and gateway routes that moved to it, and its snapshot image.
+     */
     delete: operations['Clusters_delete'];
     options?: never;
     head?: never;

@@ -97,7 +97,11 @@ export class ClustersController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone' })
+  @ApiOperation({
+    summary: 'Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone',
+    description:
+      'Every member goes. A cluster made from an instance (`source_instance_id`) takes that instance with it, and the proxy hosts and gateway routes that moved to it, and its snapshot image.',
+  })
   @ApiNoContentResponse({ description: 'deletion started' })
   @ApiForbiddenResponse({ description: "another project's cluster" })
   @ApiNotFoundResponse({ description: 'no such cluster' })
