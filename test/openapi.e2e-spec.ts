@@ -216,6 +216,16 @@ describe('OpenAPI document', () => {
     });
     expect(dataOf(await api.PUT('/v1/clusters/{id}', { ...clusterPath, body: { scale_out_threshold: 0.8 } })).status).toBe('UPDATE_IN_PROGRESS');
     expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: cluster.id } } })).response.status).toBe(204);
+    // One made of a running instance (deleting it deletes that instance too).
+    const source = dataOf(await api.POST('/v1/instances', { body: { name: 'tour-source', ...DEMO_INSTANCE } }));
+    await waitActive(api, source.id);
+    const adopted = dataOf(
+      await api.POST('/v1/clusters/from-instance', {
+        body: { name: 'tour-adopted', instance_id: source.id, flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' },
+      }),
+    );
+    expect(adopted).toMatchObject({ message: 'Stack creation started', source_instance_id: source.id, port: 3000 });
+    expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: adopted.id } } })).response.status).toBe(204);
 
     expect((await api.DELETE('/v1/instances/{id}', { params: { path: { id: instance.id } } })).response.status).toBe(204);
 

@@ -637,6 +637,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/clusters/from-instance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a cluster of a running instance, keeping its URL (poll the list until CREATE_COMPLETE)
+     * @description The instance becomes the first member as it runs: not rebuilt, not restarted. The other members boot from a snapshot image of it (its files, what its image runs at boot; not its user_data or the platform's files), which is the cluster's `image_id` and an image of your project only (GET /v1/images). Once the instance passes the balancer's health check, its URL moves to the balancer, so it answers throughout: its proxy hosts that forward to its port (their `clusterId` is then the cluster's, `instanceId` null) and its gateway routes to that port (their targetIp the balancer's address). Deleting the cluster deletes every member, this instance included, and with it those proxy hosts, routes and the snapshot image. A build that fails leaves the instance running as a member behind the balancer, its URL still answering.
+     */
+    post: operations['Clusters_createFromInstance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/clusters/{id}': {
     parameters: {
       query?: never;
@@ -649,7 +669,10 @@ export interface paths {
     /** Update a cluster (fields left out keep their values): sizes and thresholds at once; a new image, flavor, key_name or user_data replaces the members one at a time, each new one serving before an old one drains. Poll until UPDATE_COMPLETE (or UPDATE_FAILED, with the reason) */
     put: operations['Clusters_update'];
     post?: never;
-    /** Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone */
+    /**
+     * Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone
+     * @description Every member goes. A cluster made from an instance (`source_instance_id`) takes that instance with it, and the proxy hosts and gateway routes that moved to it, and its snapshot image.
+     */
     delete: operations['Clusters_delete'];
     options?: never;
     head?: never;
@@ -1026,7 +1049,10 @@ export interface components {
       id: string;
       /** @description the public name */
       domain: string;
-      instanceId: string;
+      /** @description the instance it forwards to; null once it moved to a cluster (`clusterId`) */
+      instanceId: string | null;
+      /** @description the cluster whose load balancer it forwards to (it moved there when the cluster was made from its instance, POST /v1/clusters/from-instance); null for an instance's */
+      clusterId: string | null;
       forwardPort: number;
       /** @description where the edge serves it */
       url: string;
@@ -1470,7 +1496,10 @@ export interface components {
       /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
+      /** @description what new members boot from; for a cluster made from an instance, the snapshot image of it */
       image_id: string;
+      /** @description the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image */
+      source_instance_id: string | null;
       flavor_id: string;
       backend_network_id: string;
       backend_subnet_id: string;
@@ -1499,6 +1528,48 @@ export interface components {
       /** @example Stack creation started */
       message: string;
     };
+    CreateClusterFromInstanceDto: {
+      name: string;
+      /** @description member size: flavor id or name, from GET /v1/flavors */
+      flavor: string;
+      /**
+       * @description members always running; 3 gives high availability
+       * @default 1
+       */
+      min_size?: number;
+      /**
+       * @description peak members; at least min_size
+       * @default 5
+       */
+      max_size?: number;
+      /** @description private network of the members, from GET /v1/networks */
+      backend_network_id: string;
+      /** @description the network's subnet (`<network id>-subnet`); derived from backend_network_id when omitted */
+      backend_subnet_id?: string;
+      /** @description SSH keypair name, from GET /v1/keypairs */
+      key_name: string;
+      /** @description public name of the balancer (a label gets the domain suffix); generated when omitted */
+      dnsName?: string;
+      /**
+       * @description CPU fraction that adds a member
+       * @default 0.7
+       */
+      scale_out_threshold?: number;
+      /**
+       * @description CPU fraction that removes a member; below scale_out_threshold
+       * @default 0.2
+       */
+      scale_in_threshold?: number;
+      /** @description shell script every member runs at its first boot */
+      user_data?: string;
+      /**
+       * Format: uuid
+       * @description a running (ACTIVE) instance of your project, not yet a member of a cluster: the first member, as it runs
+       */
+      instance_id: string;
+      /** @description the port the instance serves on (its `port`), which is the balancer's port and every member's application port; defaults to it and may not differ */
+      port?: number;
+    };
     ClusterView: {
       id: string;
       name: string;
@@ -1507,7 +1578,10 @@ export interface components {
       /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
+      /** @description what new members boot from; for a cluster made from an instance, the snapshot image of it */
       image_id: string;
+      /** @description the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image */
+      source_instance_id: string | null;
       flavor_id: string;
       backend_network_id: string;
       backend_subnet_id: string;
@@ -6207,6 +6281,136 @@ export interface operations {
         };
       };
       /** @description the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_createFromInstance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateClusterFromInstanceDto'];
+      };
+    };
+    responses: {
+      /** @description stack creation started: status CREATE_IN_PROGRESS, the instance linked as the first member */
+      201: {
+        headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterCreatedView'];
+        };
+      };
+      /** @description invalid field (named in the message), as POST /v1/clusters; `image` sent; `port` other than the instance's; `backend_network_id` other than the instance's network; or a malformed Idempotency-Key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description instance_id is another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the instance is not ACTIVE, or already a member of a cluster; or the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
       409: {
         headers: {
           [name: string]: unknown;

@@ -95,8 +95,15 @@ export class ClusterView {
   @ApiProperty({ type: ClusterProgressView })
   progress: ClusterProgressView;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'what new members boot from; for a cluster made from an instance, the snapshot image of it' })
   image_id: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image',
+  })
+  source_instance_id: string | null;
 
   @ApiProperty()
   flavor_id: string;
@@ -181,6 +188,7 @@ export function presentCluster({ cluster: c, members, events }: ClusterState, ed
     status_reason: c.statusReason,
     progress: { healthy: up, desired: c.desiredSize, summary: `${up}/${c.desiredSize}`, step: c.step },
     image_id: c.imageId,
+    source_instance_id: c.sourceInstanceId,
     flavor_id: c.flavorId,
     backend_network_id: c.networkId,
     backend_subnet_id: c.subnetId,

@@ -19,6 +19,7 @@ import { pageRequest, StatusListQuery } from '../http/list-query';
 import { ApiListResponse } from '../http/long-poll.interceptor';
 import { Links, PageLinks } from '../http/page-links';
 import { ClusterCreatedView, ClusterView, presentCluster, presentCreated } from './cluster.presenter';
+import { CreateClusterFromInstanceDto } from './create-cluster-from-instance.dto';
 import { CreateClusterDto } from './create-cluster.dto';
 import { UpdateClusterDto } from './update-cluster.dto';
 
@@ -50,6 +51,34 @@ export class ClustersController {
   @ApiConflictResponse({ description: 'the dnsName is taken' })
   async create(@Body() dto: CreateClusterDto, @CurrentPrincipal() principal: Principal): Promise<ClusterCreatedView> {
     return presentCreated({ cluster: await this.clusters.create(dto, principal), members: [], events: [] }, this.edge);
+  }
+
+  @Post('from-instance')
+  @Idempotent()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Make a cluster of a running instance, keeping its URL (poll the list until CREATE_COMPLETE)',
+    description: [
+      'The instance becomes the first member as it runs: not rebuilt, not restarted. The other members boot from a snapshot image of it',
+      "(its files, what its image runs at boot; not its user_data or the platform's files), which is the cluster's `image_id` and an image",
+      "of your project only (GET /v1/images). Once the instance passes the balancer's health check, its URL moves to the balancer, so it",
+      "answers throughout: its proxy hosts that forward to its port (their `clusterId` is then the cluster's, `instanceId` null) and its",
+      "gateway routes to that port (their targetIp the balancer's address). Deleting the cluster deletes every member, this instance",
+      'included, and with it those proxy hosts, routes and the snapshot image. A build that fails leaves the instance running as a member',
+      'behind the balancer, its URL still answering.',
+    ].join(' '),
+  })
+  @ApiCreatedResponse({ description: 'stack creation started: status CREATE_IN_PROGRESS, the instance linked as the first member', type: ClusterCreatedView })
+  @ApiBadRequestResponse({
+    description:
+      "invalid field (named in the message), as POST /v1/clusters; `image` sent; `port` other than the instance's; `backend_network_id` other than the instance's network",
+  })
+  @ApiForbiddenResponse({ description: "instance_id is another project's instance" })
+  @ApiNotFoundResponse({ description: 'no such instance' })
+  @ApiConflictResponse({ description: 'the instance is not ACTIVE, or already a member of a cluster; or the dnsName is taken' })
+  async createFromInstance(@Body() dto: CreateClusterFromInstanceDto, @CurrentPrincipal() principal: Principal): Promise<ClusterCreatedView> {
+    const cluster = await this.clusters.createFromInstance(dto, principal);
+    return presentCreated(await this.clusters.states([cluster]).then(([state]) => state), this.edge);
   }
 
   @Get()
@@ -88,7 +117,11 @@ export class ClustersController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone' })
+  @ApiOperation({
+    summary: 'Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone',
+    description:
+      'Every member goes. A cluster made from an instance (`source_instance_id`) takes that instance with it, and the proxy hosts and gateway routes that moved to it, and its snapshot image.',
+  })
   @ApiNoContentResponse({ description: 'deletion started' })
   @ApiForbiddenResponse({ description: "another project's cluster" })
   @ApiNotFoundResponse({ description: 'no such cluster' })

@@ -26,6 +26,7 @@ import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { clusterAddressKey, clusterDnsListenerId, clusterListener, clusterListenerId, dnsListener, listenerAsWanted } from './cluster-balancer';
+import { ClusterAdoption } from './cluster-adoption';
 import { ClusterMembers, ObservedMember } from './cluster-members';
 import { planRollout, RolloutInput, rolloutStepText, RolloutStep, surgeOf } from './cluster-rollout';
 
@@ -68,6 +69,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     private readonly instances: InstanceLifecycle,
     private readonly members: ClusterMembers,
     private readonly hosts: HostListeners,
+    private readonly adoption: ClusterAdoption,
     @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
   ) {
@@ -145,6 +147,9 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       await this.setStep(at, rolloutStepText(rollout, doing) ?? `member ${n} of ${cluster.desiredSize} (${pending.instanceId}): ${doing}`);
       throw new NotReadyYet(id);
     }
+    // Made from an instance: its URL moves to the balancer and its snapshot is made before any other member (cluster-adoption.ts).
+    const adoption = await withDriverErrors(() => this.adoption.prepare(at, live), fail);
+    if (adoption !== null) return fail(adoption);
     if (live.length < size) {
       let made: string | null;
       try {
@@ -210,6 +215,8 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
           createdAt: m.createdAt.getTime(),
           ready: !m.building && m.health === 'up',
           connections: backend ? backend.connections : null,
+          // The instance the cluster was made from was the application before the cluster: a scale-in leaves it.
+          keep: m.instanceId === cluster.sourceInstanceId,
         };
       }),
     );
@@ -350,16 +357,18 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     });
     if (!moved) return;
     this.logger.warn({ cluster: id, reason }, 'cluster build failed');
-    await this.removeMembers(id);
+    // The instance a cluster was made from was running before it: it stays, and serves its URL behind the balancer.
+    await this.removeMembers(id, true);
   }
 
-  /** Takes every member out of the balancer and deletes its instance; returns how many links remain. */
-  private async removeMembers(id: string): Promise<number> {
+  /** Takes every member (but the instance it was made from, with `keepSource`) out of the balancer and deletes its instance; returns how many links remain. */
+  private async removeMembers(id: string, keepSource = false): Promise<number> {
     const cluster = await this.dataSource.getRepository(Cluster).findOneBy({ id });
     if (!cluster) return 0;
     const { members } = await this.members.observe(cluster);
     const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
     for (const m of members) {
+      if (keepSource && m.instanceId === cluster.sourceInstanceId) continue;
       if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
       if (m.instanceStatus !== 'DELETING') await this.instances.delete(m.instanceId, principal);
     }
@@ -372,8 +381,9 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     const fail = (reason: string) =>
       compareAndSet(this.dataSource.manager, CLUSTER_CAS, id, 'DELETE_IN_PROGRESS', 'DELETE_FAILED', generation, { statusReason: reason, step: null });
     await withDriverErrors(async () => {
-      // The name goes first: nothing new is sent to a cluster on its way out.
+      // The name goes first: nothing new is sent to a cluster on its way out. So do the names and routes it took from an instance.
       await this.balancer.deleteListener(clusterDnsListenerId(id));
+      await this.adoption.release(cluster);
       const remaining = await this.removeMembers(id);
       if (remaining > 0) {
         await this.setStep(cluster, `removing members: ${remaining} left`);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SCALING_POLICY, scalingPolicyProblem } from '../autoscaling/autoscaling.policy';
-import { DataSource, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { hotFindOne } from '../database/hot-queries';
@@ -10,7 +10,7 @@ import { ProxyHost } from '../dns/proxy-host.entity';
 import { ProxyHostLifecycle } from '../dns/proxy-host.lifecycle';
 import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Forbidden, Invalid, NotFound } from '../errors/domain-errors';
-import { UUID } from '../instances/owned-instance';
+import { findOwnedInstance, UUID } from '../instances/owned-instance';
 import { generatedLabel } from '../instances/instance.lifecycle';
 import { JobOutbox } from '../outbox/job-outbox';
 import { Principal } from '../projects/projects.service';
@@ -55,6 +55,14 @@ export interface ClusterUpdate extends Partial<NewCluster> {
 
 /** The statuses a PUT is taken in: at rest, or an update (heal, scaling, an earlier PUT) under way, which it supersedes. */
 export const CLUSTER_UPDATABLE: readonly ClusterStatus[] = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'UPDATE_IN_PROGRESS'];
+
+/** SPEC.md's from-instance fields: the create's without `image`, plus the running instance it starts from. */
+export interface NewClusterFromInstance extends Omit<NewCluster, 'image'> {
+  instance_id: string;
+}
+
+/** The id of the snapshot image a cluster made from an instance boots its other members from. */
+export const clusterSnapshotId = (clusterId: string) => `snap-${clusterId}`;
 
 /** SPEC.md's defaults. */
 export const CLUSTER_DEFAULTS = { min_size: 1, max_size: 5, port: 80, scale_out_threshold: 0.7, scale_in_threshold: 0.2 } as const;
@@ -103,35 +111,96 @@ export class ClusterLifecycle {
       this.catalog.requireKeypair(spec.key_name, 'key_name'),
     ]);
     const subnetId = this.catalog.requireSubnet(network, spec.backend_subnet_id, 'backend_subnet_id');
+    const row = { ...this.rowOf(spec, principal, id, dnsName, sizes), imageId: image.id, flavorId: flavor.id, networkId: network.id, subnetId };
+    return this.insert({ ...row, port: spec.port ?? CLUSTER_DEFAULTS.port }, `stack creation started: ${sizes.minSize} member(s) of ${image.name}`);
+  }
+
+  /**
+   * A cluster whose first member is a running instance of the caller's, as
+   * it runs (not rebuilt, not restarted); the worker makes a snapshot image
+   * of it for the other members, and moves its URL (proxy hosts, gateway
+   * routes) to the balancer once it serves there (ClusterAdoption). The
+   * members balance the port the instance serves on: `port` defaults to it
+   * and may not differ. The instance is linked as a member here, in the
+   * transaction that makes the cluster, under a lock of its row: it must
+   * still be ACTIVE, and an instance is a member of one cluster at most.
+   * Deleting the cluster deletes every member, this one included.
+   */
+  async createFromInstance(spec: NewClusterFromInstance, principal: Principal): Promise<Cluster> {
+    const sizes = this.checkSizes(spec);
+    if (!UUID.test(spec.instance_id)) throw new Invalid('instance_id', 'must be an instance id (UUID)');
+    const id = randomUUID();
+    const dnsName = this.proxyHosts.hostname(spec.dnsName ?? generatedLabel(spec.name, id), 'dnsName');
+    const [flavor, network] = await allInOrder([
+      this.catalog.requireFlavor(spec.flavor, 'flavor'),
+      this.catalog.requireNetwork(spec.backend_network_id, 'backend_network_id'),
+      this.catalog.requireKeypair(spec.key_name, 'key_name'),
+    ]);
+    const subnetId = this.catalog.requireSubnet(network, spec.backend_subnet_id, 'backend_subnet_id');
+    const instance = await findOwnedInstance(this.dataSource, spec.instance_id, principal);
+    if (spec.port !== undefined && spec.port !== instance.port) {
+      throw new Invalid('port', `instance ${instance.id} serves on port ${instance.port}, the port its cluster balances; omit port or give ${instance.port}`);
+    }
+    if (network.id !== instance.networkId) throw new Invalid('backend_network_id', `instance ${instance.id} is on network ${instance.networkId}`);
+    const row = {
+      ...this.rowOf(spec, principal, id, dnsName, sizes),
+      imageId: clusterSnapshotId(id),
+      flavorId: flavor.id,
+      networkId: network.id,
+      subnetId,
+      port: instance.port,
+      sourceInstanceId: instance.id,
+    };
+    const more = sizes.minSize - 1;
+    const reason = `stack creation started from instance ${instance.id} (${instance.name}), the first member as it runs${more ? `; ${more} more from a snapshot of it` : ''}`;
+    return this.insert(row, reason, async (manager) => {
+      const [held] = await manager.query(`SELECT status FROM instances WHERE id = $1 FOR UPDATE`, [instance.id]);
+      if (!held) throw new NotFound(`instance ${instance.id} not found`);
+      if (held.status !== 'ACTIVE') throw new Conflict(`instance ${instance.id} is ${held.status}: only an ACTIVE instance can become a cluster`);
+      const [member] = await manager.query(`SELECT cluster_id FROM cluster_members WHERE instance_id = $1`, [instance.id]);
+      if (member) throw new Conflict(`instance ${instance.id} is already a member of cluster ${member.cluster_id}`);
+      await manager.getRepository(ClusterMember).insert({ instanceId: instance.id, clusterId: id, specGeneration: 1 });
+    });
+  }
+
+  /** The row's fields both creates set alike. */
+  private rowOf(
+    spec: Omit<NewCluster, 'image'>,
+    principal: Principal,
+    id: string,
+    dnsName: string,
+    sizes: Pick<Cluster, 'minSize' | 'maxSize' | 'scaleOutThreshold' | 'scaleInThreshold'>,
+  ): Omit<Cluster, 'imageId' | 'flavorId' | 'networkId' | 'subnetId' | 'port' | 'sourceInstanceId' | 'lastScaledAt' | 'createdAt' | 'updatedAt'> {
+    return {
+      id,
+      projectId: principal.projectId,
+      userId: principal.userId,
+      name: spec.name,
+      keyName: spec.key_name,
+      dnsName,
+      userData: spec.user_data ?? null,
+      ...sizes,
+      desiredSize: sizes.minSize,
+      status: 'CREATE_IN_PROGRESS',
+      statusReason: null,
+      step: 'waiting for the worker',
+      address: null,
+      generation: 1,
+      specGeneration: 1,
+      buildDeadline: new Date(Date.now() + this.config.CLUSTER_BUILD_DEADLINE_MS),
+    };
+  }
+
+  /** Writes the new cluster, its first event and its build job in one transaction (with `also`'s writes); the job goes out after commit. */
+  private async insert(row: Partial<Cluster> & Pick<Cluster, 'id' | 'dnsName'>, reason: string, also?: (manager: EntityManager) => Promise<void>): Promise<Cluster> {
+    const { id, dnsName } = row;
     // The name routes on the same HTTP listener as the proxy hosts' names: one of theirs is taken too.
     if (await hotFindOne(this.dataSource, ProxyHost, { hostname: dnsName })) throw new Conflict(`the name ${dnsName} is already taken`);
-
     const [cluster, entry] = await this.proxyHosts.unique(dnsName, () =>
       this.dataSource.transaction(async (manager) => {
-        await manager.getRepository(Cluster).insert({
-          id,
-          projectId: principal.projectId,
-          userId: principal.userId,
-          name: spec.name,
-          imageId: image.id,
-          flavorId: flavor.id,
-          networkId: network.id,
-          subnetId,
-          keyName: spec.key_name,
-          port: spec.port ?? CLUSTER_DEFAULTS.port,
-          dnsName,
-          userData: spec.user_data ?? null,
-          ...sizes,
-          desiredSize: sizes.minSize,
-          status: 'CREATE_IN_PROGRESS',
-          statusReason: null,
-          step: 'waiting for the worker',
-          address: null,
-          generation: 1,
-          specGeneration: 1,
-          buildDeadline: new Date(Date.now() + this.config.CLUSTER_BUILD_DEADLINE_MS),
-        });
-        await manager.getRepository(ClusterEvent).insert({ clusterId: id, kind: 'build', reason: `stack creation started: ${sizes.minSize} member(s) of ${image.name}` });
+        await manager.getRepository(Cluster).insert(row);
+        await also?.(manager);
+        await manager.getRepository(ClusterEvent).insert({ clusterId: id, kind: 'build', reason });
         const job = await this.outbox.writeJob(manager, 'cluster.converge', id, { clusterId: id, generation: 1 });
         return [await manager.getRepository(Cluster).findOneByOrFail({ id }), job] as const;
       }),
