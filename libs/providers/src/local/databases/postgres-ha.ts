@@ -12,7 +12,7 @@ import { ServerPeer } from '../packet-filter';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { findExecutable } from './host-binaries';
-import { LocalObservedDatabaseServer } from './local-database.driver';
+import type { LocalObservedDatabaseServer } from './local-database.driver';
 import { choosePostgresDistribution, findPostgresDistributions, PostgresDistribution } from './postgres-distributions';
 import { PostgresEngine } from './postgres.engine';
 
