@@ -87,6 +87,9 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     // sweep. Once is enough: a job that comes back to look finds it there.
     if (!(await this.driver.observe(databaseServerKey(row)))) {
       for (const a of [address, ...memberAddresses]) await this.packetFilter.admit(a, row.securityGroupIds);
+      // The servers of an ha database reach one another only once a whole load has them as peers (admit
+      // lets an address in, nothing out): one that starts before backs off for up to minutes (etcd's gateway).
+      if (row.ha) await this.packetFilter.sync();
     }
     const observed = await withDriverErrors(
       () => this.driver.ensureRunning(serverSpecOf({ ...row, memberAddresses }, address)),

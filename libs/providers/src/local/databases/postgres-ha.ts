@@ -190,6 +190,11 @@ export class PostgresHa {
       if (!state) state = this.layOut(spec, runAs);
       await this.keepListener(spec);
       if (this.partPid(spec.key, ETCD.name) === null) this.spawnPart(spec.key, ETCD.name, this.etcdCommand(spec), runAs);
+      // Members start once etcd answers: a Patroni that finds no store at its start backs off for seconds.
+      if (!(await etcdHealthy(spec.address))) {
+        this.timedOut(spec, state, fresh);
+        return { running: true, ready: false, pid: this.partPid(spec.key, ETCD.name) };
+      }
       const view = await this.cluster(spec.key);
       this.members(spec.key).forEach((m, n) => {
         if (this.partPid(spec.key, m.name) !== null) return this.downSince.delete(m.key);
@@ -533,6 +538,16 @@ export function postmasterPid(dataDir: string): number | null {
     return pid > 0 && isAlive(readStat(pid)) && readlinkSync(`/proc/${pid}/cwd`) === dataDir ? pid : null;
   } catch {
     return null;
+  }
+}
+
+/** etcd on the database's address answers its health endpoint. */
+async function etcdHealthy(address: string): Promise<boolean> {
+  try {
+    const res = await fetch(`http://${address}:${ETCD_CLIENT_PORT}/health`, { signal: AbortSignal.timeout(1_000) });
+    return res.ok && ((await res.json()) as { health?: string }).health === 'true';
+  } catch {
+    return false;
   }
 }
 
