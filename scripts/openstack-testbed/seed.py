@@ -38,6 +38,9 @@ FLAVORS = {
     "m1.small": (1, 2048, 20),
     "m1.medium": (2, 4096, 40),
     "m1.large": (4, 8192, 80),
+    # More memory than the fake hypervisor has: a server of it goes to ERROR
+    # with the fault "No valid host was found" (the failed-boot tests).
+    "testbed.unschedulable": (1, 4_000_000, 1),
 }
 IMAGE = "debian-12"
 TENANT_NET, TENANT_SUBNET, TENANT_CIDR = "stratus-net", "stratus-subnet", "10.0.0.0/24"
@@ -70,7 +73,8 @@ def identity():
     default = idn.find_domain("default") or idn.find_domain("Default")
     service = ensure(lambda n: idn.find_project(n, domain_id=default.id), idn.create_project, "service", domain_id=default.id)
     admin_role = idn.find_role("admin")
-    for name in ["member", "reader", "load-balancer_member", "heat_stack_owner", "heat_stack_user"]:
+    # `service`: the role keystonemiddleware wants on a service token (Nova's calls to Cinder carry one).
+    for name in ["member", "reader", "service", "load-balancer_member", "heat_stack_owner", "heat_stack_user"]:
         ensure(idn.find_role, idn.create_role, name)
     for name in SERVICE_USERS:
         user = idn.find_user(name, domain_id=default.id)
@@ -79,7 +83,7 @@ def identity():
         else:
             idn.update_user(user, password=os.environ["SERVICE_PASSWORD"])
         conn.grant_role(admin_role.id, user=user.id, project=service.id)
-        conn.grant_role("service", user=user.id, project=service.id) if idn.find_role("service") else None
+        conn.grant_role("service", user=user.id, project=service.id)
     existing = {(e.service_id, e.interface) for e in idn.endpoints()}
     for type_, (name, url) in ENDPOINTS.items():
         svc = next((s for s in idn.services() if s.type == type_), None)
@@ -111,6 +115,10 @@ def identity():
 def resources(state):
     conn = admin()
     project = conn.identity.find_project("stratus", domain_id="default")
+    # No quota stands between the tests and the testbed: the quota tests set their own on a project of their own.
+    conn.set_compute_quotas(project.id, instances=-1, cores=-1, ram=-1)
+    conn.set_network_quotas(project.id, port=-1, network=-1, subnet=-1, floatingip=-1, security_group=-1, security_group_rule=-1)
+    conn.set_volume_quotas(project.id, volumes=-1, gigabytes=-1)
     for name, (vcpus, ram, disk) in FLAVORS.items():
         if conn.compute.find_flavor(name) is None:
             conn.compute.create_flavor(name=name, vcpus=vcpus, ram=ram, disk=disk, is_public=True)

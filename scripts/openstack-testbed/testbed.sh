@@ -480,8 +480,8 @@ sync_databases() {
     log "keystone: database and keys"
     keystone-manage db_sync >"$LOGS/keystone-db.log" 2>&1
   fi
-  keystone-manage fernet_setup --keystone-user root --keystone-group root >/dev/null 2>&1
-  keystone-manage credential_setup --keystone-user root --keystone-group root >/dev/null 2>&1
+  [ -s /etc/keystone/fernet-keys/0 ] || keystone-manage fernet_setup --keystone-user root --keystone-group root >/dev/null 2>&1
+  [ -s /etc/keystone/credential-keys/0 ] || keystone-manage credential_setup --keystone-user root --keystone-group root >/dev/null 2>&1
   if ! has_tables placement; then
     log "placement: database"
     placement-manage db sync >"$LOGS/placement-db.log" 2>&1
@@ -607,21 +607,27 @@ cmd_up() {
   sync_databases
   start_apis
   wait_apis
-  keystone-manage bootstrap --bootstrap-password "$ADMIN_PASSWORD" --bootstrap-username admin \
-    --bootstrap-project-name admin --bootstrap-role-name admin \
-    --bootstrap-admin-url "$KEYSTONE/v3/" --bootstrap-internal-url "$KEYSTONE/v3/" \
-    --bootstrap-public-url "$KEYSTONE/v3/" --bootstrap-region-id "$REGION" >/dev/null 2>&1
   # Services, users and endpoints first: the daemons authenticate as them.
-  if [ -n "$STARTED" ] || [ ! -s "$STATE/clouds.yaml" ]; then
+  # Seeded again when a daemon (re)started or the seed itself changed.
+  local seeded
+  seeded=$(sha256sum "$HERE/seed.py" | cut -c1-16)
+  local reseed=""
+  if [ -n "$STARTED" ] || [ ! -s "$STATE/clouds.yaml" ] || [ "$(cat "$STATE/seeded" 2>/dev/null)" != "$seeded" ]; then reseed=1; fi
+  if [ -n "$reseed" ]; then
     log "seeding Keystone, flavors, image and networks"
+    keystone-manage bootstrap --bootstrap-password "$ADMIN_PASSWORD" --bootstrap-username admin \
+      --bootstrap-project-name admin --bootstrap-role-name admin \
+      --bootstrap-admin-url "$KEYSTONE/v3/" --bootstrap-internal-url "$KEYSTONE/v3/" \
+      --bootstrap-public-url "$KEYSTONE/v3/" --bootstrap-region-id "$REGION" >"$LOGS/keystone-bootstrap.log" 2>&1
     ADMIN_PASSWORD=$ADMIN_PASSWORD SERVICE_PASSWORD=$SERVICE_PASSWORD USER_PASSWORD=$USER_PASSWORD \
       HEAT_DOMAIN_PASSWORD=$HEAT_DOMAIN_PASSWORD $PY "$HERE/seed.py" identity "$STATE"
   fi
   start_daemons
-  if [ -n "$STARTED" ] || [ ! -s "$STATE/clouds.yaml" ]; then
+  if [ -n "$reseed" ]; then
     wait_compute
     ADMIN_PASSWORD=$ADMIN_PASSWORD SERVICE_PASSWORD=$SERVICE_PASSWORD USER_PASSWORD=$USER_PASSWORD \
       HEAT_DOMAIN_PASSWORD=$HEAT_DOMAIN_PASSWORD $PY "$HERE/seed.py" resources "$STATE"
+    echo "$seeded" >"$STATE/seeded"
   fi
   log "up in $((SECONDS - t0)) s; clouds.yaml: $STATE/clouds.yaml (cloud stratus-testbed)"
 }

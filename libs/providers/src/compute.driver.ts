@@ -7,6 +7,10 @@ export interface InstanceSpec {
   port: number;
   userData: string | null;
   flavor: { vcpus: number; ramMb: number };
+  /** The keypair a cloud provider puts in the server (the local provider has no login). */
+  keyName?: string;
+  /** Security groups by name, for a cloud provider that enforces them itself (the local provider reads them from the database). */
+  securityGroups?: string[];
 }
 
 export interface ObservedInstance {
