@@ -67,6 +67,11 @@ def ensure(find, create, name, **attrs):
     return found if found else create(name=name, **attrs)
 
 
+def grant_project(idn, project, user, role):
+    if not idn.validate_user_has_project_role(project, user, role):
+        idn.assign_project_role_to_user(project, user, role)
+
+
 def identity():
     conn = admin()
     idn = conn.identity
@@ -76,14 +81,14 @@ def identity():
     # `service`: the role keystonemiddleware wants on a service token (Nova's calls to Cinder carry one).
     for name in ["member", "reader", "service", "load-balancer_member", "heat_stack_owner", "heat_stack_user"]:
         ensure(idn.find_role, idn.create_role, name)
+    service_role = idn.find_role("service")
     for name in SERVICE_USERS:
+        # Passwords are set once: the secrets file lives as long as the databases (down --purge drops both).
         user = idn.find_user(name, domain_id=default.id)
         if user is None:
             user = idn.create_user(name=name, password=os.environ["SERVICE_PASSWORD"], domain_id=default.id)
-        else:
-            idn.update_user(user, password=os.environ["SERVICE_PASSWORD"])
-        conn.grant_role(admin_role.id, user=user.id, project=service.id)
-        conn.grant_role("service", user=user.id, project=service.id)
+        grant_project(idn, service, user, admin_role)
+        grant_project(idn, service, user, service_role)
     existing = {(e.service_id, e.interface) for e in idn.endpoints()}
     for type_, (name, url) in ENDPOINTS.items():
         svc = next((s for s in idn.services() if s.type == type_), None)
@@ -97,19 +102,16 @@ def identity():
     heat_admin = idn.find_user("heat_domain_admin", domain_id=heat.id)
     if heat_admin is None:
         heat_admin = idn.create_user(name="heat_domain_admin", password=os.environ["HEAT_DOMAIN_PASSWORD"], domain_id=heat.id)
-    else:
-        idn.update_user(heat_admin, password=os.environ["HEAT_DOMAIN_PASSWORD"])
-    conn.grant_role(admin_role.id, user=heat_admin.id, domain=heat.id)
+    if not idn.validate_user_has_domain_role(heat, heat_admin, admin_role):
+        idn.assign_domain_role_to_user(heat, heat_admin, admin_role)
     # The tenant the control plane acts as.
     project = ensure(lambda n: idn.find_project(n, domain_id=default.id), idn.create_project, "stratus", domain_id=default.id)
     user = idn.find_user("stratus", domain_id=default.id)
     if user is None:
         user = idn.create_user(name="stratus", password=os.environ["USER_PASSWORD"], domain_id=default.id, default_project_id=project.id)
-    else:
-        idn.update_user(user, password=os.environ["USER_PASSWORD"])
     for role in USER_ROLES:
-        conn.grant_role(role, user=user.id, project=project.id)
-    conn.grant_role(admin_role.id, user="admin", project=project.id)
+        grant_project(idn, project, user, idn.find_role(role))
+    grant_project(idn, project, idn.find_user("admin", domain_id=default.id), admin_role)
 
 
 def resources(state):

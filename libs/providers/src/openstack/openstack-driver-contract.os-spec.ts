@@ -1,6 +1,7 @@
 import { DatabaseServerSpec, DriverError, InstanceSpec, MARK, NOVA_MICROVERSION, OpenStackClient, serversOf } from '@stratus/providers';
 import { DriverContractSubject, driverContract, testbedClient, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
+import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 import { OpenStackDatabaseDriver } from './openstack-unbuilt.drivers';
@@ -18,6 +19,8 @@ const compute = new OpenStackComputeDriver(client, { bootTimeoutMs: 120_000, net
 const volumes = new OpenStackVolumeDriver(client);
 const network = new OpenStackNetworkDriver(client);
 let imageId: string;
+/** A public key for the keypair case (its private half was never kept). */
+const TEST_PUBLIC_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINxlC25kCzcG1J5pHgnmR5HvBEM4F7M5DIqMj9CI5Zvj stratus-test';
 
 /** Networks made for the network cases (each asks for a new one), taken in the order the cases ask. */
 const pool: Record<number, Array<{ networkId: string; cidr: string }>> = { 29: [], 30: [] };
@@ -187,5 +190,26 @@ describe('openstack compute, beyond the contract', () => {
     await compute.delete(s.id);
     await network.releaseAddress(s.id);
     expect(await network.observe(s.id)).toBeNull();
+  });
+});
+
+describe('openstack catalog', () => {
+  it("is the project's flavors, images, own networks with their range, keypairs and security groups", async () => {
+    const keypair = `test-${randomUUID()}`;
+    await client.post('compute', '/os-keypairs', { keypair: { name: keypair, public_key: TEST_PUBLIC_KEY } });
+    try {
+      const catalog = await new OpenStackCatalogDriver(client).catalog();
+      expect(catalog.flavors).toContainEqual(expect.objectContaining({ name: 'm1.tiny', vcpus: 1, ramMb: 512, diskGb: 1 }));
+      expect(catalog.images).toContainEqual(expect.objectContaining({ id: imageId, name: 'debian-12' }));
+      expect(catalog.networks).toContainEqual(expect.objectContaining({ name: 'stratus-net', cidr: '10.0.0.0/24' }));
+      // The external network holds floating IPs, not servers.
+      expect(catalog.networks.map((n) => n.name)).not.toContain('public');
+      expect(catalog.keypairs).toContainEqual(expect.objectContaining({ name: keypair, fingerprint: expect.stringMatching(/^[0-9a-f]{2}(:[0-9a-f]{2}){15}$/) }));
+      const group = catalog.securityGroups.find((g) => g.name === 'default');
+      expect(group?.rules).toContainEqual(expect.objectContaining({ direction: 'egress', protocol: 'all' }));
+      expect(group?.rules).toContainEqual(expect.objectContaining({ direction: 'ingress', protocol: 'all', remote_group_id: group?.id }));
+    } finally {
+      await client.delete('compute', `/os-keypairs/${keypair}`);
+    }
   });
 });
