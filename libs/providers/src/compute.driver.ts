@@ -9,8 +9,8 @@ export interface InstanceSpec {
   flavor: { vcpus: number; ramMb: number };
   /** The keypair a cloud provider puts in the server (the local provider has no login). */
   keyName?: string;
-  /** Security groups by name, for a cloud provider that enforces them itself (the local provider reads them from the database). */
-  securityGroups?: string[];
+  /** The catalog's security group ids, for a cloud provider that enforces them itself (the local provider reads them from the database). */
+  securityGroupIds?: string[];
 }
 
 export interface ObservedInstance {

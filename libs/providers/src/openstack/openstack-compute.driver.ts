@@ -1,4 +1,4 @@
-import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage, SnapshotSpec } from '../compute.driver';
+import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
@@ -69,13 +69,16 @@ export class OpenStackComputeDriver implements ComputeDriver {
       name: MARK.name(spec.id),
       imageRef: spec.imageId,
       flavorRef: flavor.id,
-      networks: await this.networksFor(spec.id),
+      networks: await this.networksFor(spec),
       metadata: { [MARK.idKey]: spec.id },
       tags: [MARK.managedTag, MARK.idTag(spec.id)],
     };
     if (spec.userData) server.user_data = Buffer.from(spec.userData, 'utf8').toString('base64');
     if (spec.keyName) server.key_name = spec.keyName;
-    if (spec.securityGroups?.length) server.security_groups = spec.securityGroups.map((name) => ({ name }));
+    // On a network (no port of its own), Nova makes the port and applies the groups itself.
+    if (spec.securityGroupIds?.length && 'uuid' in (server.networks as Array<Record<string, string>>)[0]) {
+      server.security_groups = spec.securityGroupIds.map((name) => ({ name }));
+    }
     try {
       await this.client.post('compute', '/servers', { server });
     } catch (err) {
@@ -139,10 +142,23 @@ export class OpenStackComputeDriver implements ComputeDriver {
     return flavor;
   }
 
-  /** The instance's own port when the network driver made one, else the configured (or only) network. */
-  private async networksFor(id: string): Promise<Array<Record<string, string>>> {
-    const { ports } = await this.client.get<{ ports: Array<{ id: string }> }>('network', '/ports', { query: { name: MARK.name(id) } });
-    if (ports.length > 0) return [{ port: ports[0].id }];
+  /**
+   * The instance's own port when the network driver made one, else the
+   * configured (or only) network. Its security groups go on the port: Nova
+   * applies a server's `security_groups` only to ports it makes itself.
+   */
+  private async networksFor(spec: InstanceSpec): Promise<Array<Record<string, string>>> {
+    const { ports } = await this.client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', {
+      query: { name: MARK.name(spec.id) },
+    });
+    const groups = spec.securityGroupIds ?? [];
+    if (ports.length > 0) {
+      const port = ports[0];
+      if (groups.length > 0 && [...groups].sort().join() !== [...port.security_groups].sort().join()) {
+        await this.client.put('network', `/ports/${port.id}`, { port: { security_groups: groups } });
+      }
+      return [{ port: port.id }];
+    }
     return [{ uuid: await defaultNetwork(this.client, this.opts.network) }];
   }
 }

@@ -193,6 +193,34 @@ describe('openstack compute, beyond the contract', () => {
   });
 });
 
+describe('openstack compute: keypair and security groups', () => {
+  it('boots with the keypair, and puts the security groups on its port and on a port Nova makes', async () => {
+    const keypair = `test-${randomUUID()}`;
+    await client.post('compute', '/os-keypairs', { keypair: { name: keypair, public_key: TEST_PUBLIC_KEY } });
+    const { security_group: group } = await client.post<{ security_group: { id: string; name: string } }>('network', '/security-groups', {
+      security_group: { name: `test-${randomUUID()}` },
+    });
+    const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
+    const onPort = { ...spec(), keyName: keypair, securityGroupIds: [group.id] };
+    const onNetwork = { ...spec(), keyName: keypair, securityGroupIds: [group.id] };
+    try {
+      await network.ensureAddress({ id: onPort.id, networkId: networks[0].id, cidr: '10.0.0.0/24', kind: 'instance' });
+      for (const s of [onPort, onNetwork]) await waitFor('the server to boot', async () => (await compute.create(s)).ready, { timeoutMs: 120_000, intervalMs: 500 });
+      for (const s of [onPort, onNetwork]) {
+        const [server] = await serversOf(client, s.id);
+        expect((server as unknown as { key_name: string }).key_name).toBe(keypair);
+        const { ports } = await client.get<{ ports: Array<{ security_groups: string[] }> }>('network', '/ports', { query: { device_id: server.id } });
+        expect(ports.map((p) => p.security_groups)).toEqual([[group.id]]);
+      }
+    } finally {
+      for (const s of [onPort, onNetwork]) await compute.delete(s.id);
+      await network.releaseAddress(onPort.id);
+      await client.delete('compute', `/os-keypairs/${keypair}`);
+      await client.delete('network', `/security-groups/${group.id}`);
+    }
+  });
+});
+
 describe('openstack catalog', () => {
   it("is the project's flavors, images, own networks with their range, keypairs and security groups", async () => {
     const keypair = `test-${randomUUID()}`;
