@@ -241,3 +241,26 @@ describe('openstack catalog', () => {
     }
   });
 });
+
+describe('openstack network: floating IPs', () => {
+  it('one floating IP per resource on its port, the same on every repeat; released with the port or alone', async () => {
+    const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
+    const req = { id: randomUUID(), networkId: networks[0].id, cidr: '10.0.0.0/24', kind: 'instance' };
+    await expect(network.ensureFloatingIp(req.id)).rejects.toMatchObject({ code: 'not_found' });
+    await network.ensureAddress(req);
+    const [a, b] = await Promise.all([network.ensureFloatingIp(req.id), network.ensureFloatingIp(req.id)]);
+    const address = await network.ensureFloatingIp(req.id);
+    expect(address).toMatch(/^203\.0\.113\./);
+    expect([a, b]).toContain(address);
+    expect(await network.observeFloatingIp(req.id)).toBe(address);
+    const held = async () => (await client.get<{ floatingips: unknown[] }>('network', '/floatingips', { query: { floating_ip_address: address } })).floatingips.length;
+    expect(await held()).toBe(1);
+    await network.releaseFloatingIp(req.id);
+    expect(await network.observeFloatingIp(req.id)).toBeNull();
+    expect(await network.observe(req.id)).not.toBeNull();
+    const again = await network.ensureFloatingIp(req.id);
+    // Released with the port: nothing of it stays allocated.
+    await network.releaseAddress(req.id);
+    expect((await client.get<{ floatingips: unknown[] }>('network', '/floatingips', { query: { floating_ip_address: again } })).floatingips).toHaveLength(0);
+  });
+});
