@@ -6,6 +6,7 @@
 #   testbed.sh up            install (first time), configure, start, seed; safe to repeat
 #   testbed.sh down          stop every daemon this script started (by pid file)
 #   testbed.sh down --purge  also drop its databases and its state folder
+#                            (the Debian packages stay installed)
 #   testbed.sh status        which daemons run and which APIs answer
 #
 # Needs root, MariaDB on 127.0.0.1:3306 (root, empty password) and RabbitMQ
@@ -61,6 +62,7 @@ DATABASES=(keystone placement glance nova_api nova nova_cell0 neutron cinder oct
 PACKAGES=(
   keystone placement-common glance-common nova-common neutron-common cinder-common
   octavia-common heat-common python3-openstackclient python3-pymysql uwsgi-core uwsgi-plugin-python3
+  curl openssl
 )
 
 log() { printf '%s testbed: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
@@ -115,6 +117,8 @@ heat-common heat/configure_with_debconf boolean false"
   printf '#!/bin/sh\nexit 101\n' >"$policy"
   chmod 755 "$policy"
   local rc=0
+  # A fresh machine may have no package lists yet.
+  apt-get update -qq >"$LOGS/apt-update.log" 2>&1 || true
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >"$LOGS/apt.log" 2>&1 || rc=$?
   if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
