@@ -10,7 +10,7 @@ module.exports = {
   projects: [
     {
       displayName: 'openstack',
-      testMatch: ['<rootDir>/libs/**/*.os-spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.os-spec.ts', '<rootDir>/test/**/*.os-spec.ts'],
       transform: unit.transform,
       transformIgnorePatterns: unit.transformIgnorePatterns,
       moduleNameMapper: unit.moduleNameMapper,
