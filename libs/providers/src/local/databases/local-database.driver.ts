@@ -10,6 +10,8 @@ import { DriverError } from '../../driver-error';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { SystemPackages } from '../system-packages';
+import { LoadBalancerDriver } from '../../load-balancer.driver';
+import { ClickHouseHa } from './clickhouse-ha';
 import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
 const run = promisify(execFile);
@@ -26,6 +28,8 @@ export interface LocalDatabaseOptions {
   engines: Partial<Record<DatabaseEngine, LocalEngine>>;
   /** Installs what an engine lacks on first use; absent: what is missing is an error at once. */
   packages?: SystemPackages;
+  /** Where ha databases get their listener; absent: ha is refused with a reason. */
+  balancer?: LoadBalancerDriver;
 }
 
 const POLL_MS = 10;
@@ -99,9 +103,20 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private readonly claimedAs = new Map<string, string>();
 
   private owner: Promise<RunAs> | null = null;
+  /** High-availability analytics: three ClickHouse members and ZooKeeper per database (clickhouse-ha.ts). */
+  private readonly clickhouseHa: ClickHouseHa;
 
   constructor(private readonly opts: LocalDatabaseOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o710 });
+    this.clickhouseHa = new ClickHouseHa({
+      dir: opts.dir,
+      accounts: opts.accounts,
+      startTimeoutMs: opts.startTimeoutMs,
+      marker: DATABASE_MARKER,
+      balancer: opts.balancer ?? null,
+      runAs: () => this.runAs(),
+      exited: (key) => this.exitListeners.forEach((listener) => listener(key)),
+    });
   }
 
   /** The database user, made on first use; the servers folder closed to everyone but it. */
@@ -152,6 +167,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
+    if (this.clickhouseHa.holds(key)) return this.clickhouseHa.observe(key);
     if (!existsSync(this.paths(key).dir)) return null;
     const pid = this.runningPid(key);
     return { running: pid !== null, ready: pid !== null && this.startRecord(this.paths(key)) === null, pid };
@@ -169,6 +185,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   async delete(key: string): Promise<void> {
     // A start in progress finishes (or fails) first, so nothing it makes outlives the delete.
     await this.inflight.get(key)?.catch(() => undefined);
+    if (this.clickhouseHa.holds(key)) await this.clickhouseHa.delete(key);
     await this.remove(key);
   }
 
@@ -178,6 +195,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   private async start(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
+    if (spec.ha && spec.engine === 'clickhouse') return this.startClickHouseHa(spec);
     if (spec.ha) {
       throw new DriverError(
         'invalid',
@@ -236,6 +254,24 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       }
       throw err;
     }
+  }
+
+  /** Ha analytics: ClickHouse and ZooKeeper installed on first use where the worker may, then ClickHouseHa does the rest. */
+  private async startClickHouseHa(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
+    const ha = this.clickhouseHa;
+    const missing = ha.holds(spec.key) ? null : ha.missing();
+    if (missing) {
+      const need = ha.packagesFor();
+      if (!need) throw new DriverError('invalid', missing);
+      const refusal = this.opts.packages ? this.opts.packages.refusal(need) : 'this driver installs nothing';
+      if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (apt-get install ${need.packages.join(' ')} as root adds it)`);
+      const state = this.opts.packages!.request(need);
+      if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
+      if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
+      const still = ha.missing();
+      if (still) throw new DriverError('invalid', still);
+    }
+    return ha.ensureRunning(spec);
   }
 
   /**
