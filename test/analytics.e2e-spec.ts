@@ -74,14 +74,6 @@ describe(`managed analytics (/v1/analytics, ClickHouse) on the ${providerUnderTe
     expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
   });
 
-  it('validates and stores ha: true, then ends in error saying HA is not available yet', async () => {
-    const created = await create({ name: 'replicated', ha: true });
-    const failed = await waitForDatabase(s.api, 'analytics', created.body.id, ['error', 'ready']);
-    expect(failed.status).toBe('error');
-    expect(failed.status_reason).toMatch(/high availability \(ha: true\) is not available yet/);
-    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`clickhouse-${created.body.id}`)).toBe(false);
-  });
-
   it("answers 403 for another project's analytics instance and never lists it", async () => {
     const created = await create({ name: 'private-stats' });
     const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });

@@ -1,0 +1,140 @@
+import { DATABASE_MARKER } from '@stratus/providers';
+import { createManaged, databaseServersUnder, markedLeadersUnder, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
+import { existsSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { join, sep } from 'node:path';
+
+/**
+ * One query over ClickHouse's HTTP interface, on a connection of its own (as
+ * a client that reconnects would: a kept-alive connection to a member that
+ * died fails whatever the balancer does).
+ */
+function query(address: string, user: string, password: string, sql: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: address,
+        port: 8123,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        timeout: 30_000,
+        headers: { authorization: 'Basic ' + Buffer.from(`${user}:${password}`).toString('base64') },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.end(sql);
+  });
+}
+
+/**
+ * High-availability analytics on the local provider: three ClickHouse
+ * members and ZooKeeper behind the edge's HAProxy, one database for the
+ * whole suite (an ha database takes tens of seconds to come up). Members
+ * die for real: SIGKILL, and a data folder removed.
+ */
+describe('high-availability analytics (ha: true)', () => {
+  const s = useSuite({}, ['api', 'worker', 'edge']);
+  let ready: any;
+  let password: string;
+  let members: string[];
+
+  const get = async () => (await s.api.get(`/v1/analytics/${ready.id}`)).body;
+  const serversDir = () => join(s.stack.env.DATA_DIR, 'databases');
+  const through = (sql: string) => query(ready.floating_ip, ready.db_user, password, sql);
+  const on = (n: number, sql: string) => query(members[n], ready.db_user, password, sql);
+  /** The process-group leader of member n's server. */
+  const memberPid = (n: number): number | undefined => markedLeadersUnder(DATABASE_MARKER, s.stack.env.DATA_DIR, serversDir() + sep).get(`clickhouse-${ready.id}.member-${n}`)?.[0];
+
+  /** Healthy again without help: three members up, not degraded. */
+  const healthy = () =>
+    waitFor(
+      'the analytics database to be healthy again',
+      async () => {
+        const body = await get();
+        return body.status === 'ready' && body.degraded === false && body.members.every((m: any) => m.health === 'up') ? body : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+
+  /** Member n holds `count` rows of events (it caught up), asked directly. */
+  const holds = (n: number, count: number) =>
+    waitFor(
+      `member ${n} to hold ${count} rows`,
+      async () => {
+        const res = await on(n, 'SELECT count() FROM events').catch(() => null);
+        return res?.status === 200 && res.text === `${count}\n` ? true : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
+
+  beforeAll(async () => {
+    const created = await createManaged(s.api, 'analytics', { name: 'replicated', ha: true });
+    expect(created.status).toBe(202);
+    password = created.body.db_password;
+    ready = await waitForDatabase(s.api, 'analytics', created.body.id, ['ready', 'error'], { timeoutMs: 240_000, intervalMs: 250 });
+    expect(ready).toMatchObject({ status: 'ready', status_reason: null, ha: true, footprint: { servers: 3 } });
+    ready = await healthy();
+    members = ready.members.map((m: any) => m.address);
+  }, 300_000);
+
+  it('reports three replicas, and a table made ON CLUSTER through the address holds on each member what was inserted there', async () => {
+    expect(ready.members).toEqual(members.map((address) => ({ address, role: 'replica', health: 'up', lag: null })));
+    expect(new Set([ready.floating_ip, ...members]).size).toBe(4);
+    const created = await through(`CREATE TABLE events ON CLUSTER stratus (n UInt32) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/events', '{replica}') ORDER BY n`);
+    expect(created.status).toBe(200);
+    expect(await through('INSERT INTO events SELECT number FROM system.numbers LIMIT 100')).toMatchObject({ status: 200 });
+    for (const n of [0, 1, 2]) await holds(n, 100);
+    expect(await on(0, "SELECT count() FROM system.clusters WHERE cluster = 'stratus'")).toEqual({ status: 200, text: '3\n' });
+    expect((await on(1, 'SELECT 1')).status).toBe(200);
+    expect((await query(members[2], ready.db_user, 'wrong-password', 'SELECT 1')).text).toMatch(/Wrong password/);
+  });
+
+  it('a member SIGKILLed: queries through the address never fail, and it is started again and catches up', async () => {
+    const victim = memberPid(1);
+    expect(victim).toBeDefined();
+    const failures: string[] = [];
+    let total = 100;
+    // Sequential, in this process: the kill falls between two queries, as a member may die between two of a client's.
+    for (let i = 0; i < 40; i++) {
+      if (i === 5) process.kill(victim!, 'SIGKILL');
+      const res = await through(i % 2 ? 'SELECT count() FROM events' : `INSERT INTO events VALUES (${1000 + i})`).catch((err) => ({ status: 0, text: String(err) }));
+      if (res.status !== 200) failures.push(`${i}: ${res.status} ${res.text.slice(0, 200)}`);
+      else if (i % 2 === 0) total++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(failures).toEqual([]);
+    await waitFor('member 1 to run again', async () => (memberPid(1) !== undefined && memberPid(1) !== victim ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+    await holds(1, total);
+    await healthy();
+  });
+
+  it('a member whose data folder is gone is laid out again and fetches the tables from the others', async () => {
+    const victim = memberPid(2);
+    expect(victim).toBeDefined();
+    const data = join(serversDir(), `clickhouse-${ready.id}`, 'member-2', 'data');
+    expect(existsSync(join(data, 'metadata'))).toBe(true);
+    // Gone before the kill: the reconciler starts the member again at once.
+    rmSync(data, { recursive: true, force: true });
+    process.kill(victim!, 'SIGKILL');
+    const total = Number((await through('SELECT count() FROM events')).text);
+    await holds(2, total);
+    await healthy();
+  });
+
+  it('delete removes every member, ZooKeeper, the listener and the folders', async () => {
+    expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
+    await waitForDatabaseGone(s.api, 'analytics', ready.id);
+    expect([...databaseServersUnder(s.stack.env.DATA_DIR).keys()].filter((k) => k.startsWith(`clickhouse-${ready.id}`))).toEqual([]);
+    expect(existsSync(join(serversDir(), `clickhouse-${ready.id}`))).toBe(false);
+    await expect(through('SELECT 1')).rejects.toThrow();
+    for (const n of [0, 1, 2]) await expect(on(n, 'SELECT 1')).rejects.toThrow();
+  });
+});
