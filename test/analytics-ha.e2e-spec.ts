@@ -1,6 +1,6 @@
 import { DATABASE_MARKER } from '@stratus/providers';
 import { createManaged, databaseServersUnder, markedLeadersUnder, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join, sep } from 'node:path';
 
@@ -32,6 +32,15 @@ function query(address: string, user: string, password: string, sql: string): Pr
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.end(sql);
   });
+}
+
+/** The process is gone (or a zombie: dead, not yet reaped by the worker). */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -102,9 +111,22 @@ describe('high-availability analytics (ha: true)', () => {
     expect(victim).toBeDefined();
     const failures: string[] = [];
     let total = 100;
-    // Sequential, in this process: the kill falls between two queries, as a member may die between two of a client's.
+    // What get says meanwhile: the member down, the database degraded (while the loop below is served).
+    let watching = true;
+    const seen: any[] = [];
+    const watcher = (async () => {
+      while (watching) {
+        seen.push(await get());
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    // Sequential, in this process: the member dies between two queries (a query in flight on a member that dies
+    // fails whatever balances it, as over TCP anywhere; a client retries it).
     for (let i = 0; i < 40; i++) {
-      if (i === 5) process.kill(victim!, 'SIGKILL');
+      if (i === 5) {
+        process.kill(victim!, 'SIGKILL');
+        await waitFor('the member to be gone', async () => (gone(victim!) ? true : undefined), { timeoutMs: 10_000, intervalMs: 2 });
+      }
       const res = await through(i % 2 ? 'SELECT count() FROM events' : `INSERT INTO events VALUES (${1000 + i})`).catch((err) => ({ status: 0, text: String(err) }));
       if (res.status !== 200) failures.push(`${i}: ${res.status} ${res.text.slice(0, 200)}`);
       else if (i % 2 === 0) total++;
@@ -114,6 +136,14 @@ describe('high-availability analytics (ha: true)', () => {
     await waitFor('member 1 to run again', async () => (memberPid(1) !== undefined && memberPid(1) !== victim ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
     await holds(1, total);
     await healthy();
+    watching = false;
+    await watcher;
+    expect(seen.some((b) => b.status === 'ready' && b.degraded === true && b.members[1].health === 'down' && b.members[0].health === 'up')).toBe(true);
+    // Replication lag in seconds, now that a replicated table exists (a member just started says it once it has replayed an insert).
+    await waitFor('every member to tell its lag', async () => ((await get()).members.every((m: any) => m.lag?.unit === 'seconds') ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
   });
 
   it('a member whose data folder is gone is laid out again and fetches the tables from the others', async () => {

@@ -30,7 +30,11 @@ export const INTERSERVER_PORT = 9009;
 export const NATIVE_PORT_BASE = 9001;
 /** The cluster the members form: `CREATE TABLE ... ON CLUSTER stratus` makes a table on all three. */
 export const CLUSTER_NAME = 'stratus';
-/** The user the control plane watches the members as: read-only, the system database only. Not a name a client can choose (those start with a letter). */
+/**
+ * The user the control plane watches the members as: read-only (every
+ * database: system.replicas shows a user the tables of the databases it may
+ * read only). Not a name a client can choose (those start with a letter).
+ */
 const MONITOR_USER = '_stratus_monitor';
 
 /** The balancer's check: a member that answers `/ping` takes connections (every replica serves reads and writes). */
@@ -48,9 +52,17 @@ const STOP_GRACE_MS = 10_000;
 const ZOOKEEPER = 'zookeeper';
 
 /** What the control folder keeps of an ha analytics database (root's, 0600). */
-interface HaState {
+export interface HaState {
   /** Of MONITOR_USER (the members hold its SHA-256 only). */
   monitorPassword: string;
+  /**
+   * What the members present to one another when they fetch parts
+   * (interserver_http_credentials), and to ZooKeeper (a digest identity: the
+   * nodes they make are theirs alone). In each member's config.xml too, the
+   * database user's, 0600: ClickHouse sends them as they are.
+   */
+  interserverPassword: string;
+  zookeeperPassword: string;
   startedAt: number;
   /** Every member ran, the cluster answered, and the address served, once: ready from then on while a member serves. */
   servedOnce?: boolean;
@@ -258,7 +270,7 @@ export class ClickHouseHa {
     mkdirSync(dir, { recursive: true, mode: 0o710 });
     if (runAs.name) chownSync(dir, process.getuid!(), runAs.gid);
     chmodSync(dir, 0o710);
-    const state: HaState = { monitorPassword: randomToken(32), startedAt: Date.now() };
+    const state: HaState = { monitorPassword: randomToken(32), interserverPassword: randomToken(32), zookeeperPassword: randomToken(32), startedAt: Date.now() };
     const zk = join(dir, ZOOKEEPER);
     this.ownedDir(join(zk, 'data'), runAs);
     writeFileSync(
@@ -317,7 +329,7 @@ autopurge.purgeInterval=1
     for (const d of [data, join(data, 'tmp'), join(data, 'user_files'), join(data, 'format_schemas'), join(data, 'metadata', spec.dbName!), join(data, 'data', spec.dbName!)]) {
       mkdirSync(d, { recursive: true, mode: 0o700 });
     }
-    writeFileSync(join(dir, 'config.xml'), memberConfig(spec, n, data, join(dir, 'users.xml')), { mode: 0o600 });
+    writeFileSync(join(dir, 'config.xml'), memberConfig(spec, n, data, join(dir, 'users.xml'), state), { mode: 0o600 });
     chownTree(dir, runAs);
     this.writeUsers(spec, n, state, runAs);
   }
@@ -360,7 +372,6 @@ autopurge.purgeInterval=1
       <networks><ip>::/0</ip></networks>
       <profile>monitor</profile>
       <quota>default</quota>
-      <allow_databases><database>system</database></allow_databases>
     </${MONITOR_USER}>
   </users>
   <quotas><default></default></quotas>
@@ -523,7 +534,7 @@ autopurge.purgeInterval=1
  * coordination by the database's ZooKeeper, and the macros a replicated
  * table's path and replica name take (`{shard}`, `{replica}`).
  */
-export function memberConfig(spec: DatabaseServerSpec, n: number, data: string, usersFile: string): string {
+export function memberConfig(spec: DatabaseServerSpec, n: number, data: string, usersFile: string, secrets: Pick<HaState, 'interserverPassword' | 'zookeeperPassword'>): string {
   const address = spec.memberAddresses[n];
   const replicas = spec.memberAddresses.map((_, i) => `        <replica><host>127.0.0.1</host><port>${NATIVE_PORT_BASE + i}</port></replica>`).join('\n');
   return `<?xml version="1.0"?>
@@ -535,6 +546,7 @@ export function memberConfig(spec: DatabaseServerSpec, n: number, data: string, 
   <tcp_port>${NATIVE_PORT_BASE + n}</tcp_port>
   <interserver_http_host>${address}</interserver_http_host>
   <interserver_http_port>${INTERSERVER_PORT}</interserver_http_port>
+  <interserver_http_credentials><user>replica</user><password>${secrets.interserverPassword}</password></interserver_http_credentials>
   <path>${data}/</path>
   <tmp_path>${data}/tmp/</tmp_path>
   <user_files_path>${data}/user_files/</user_files_path>
@@ -556,6 +568,7 @@ ${replicas}
   <zookeeper>
     <node><host>${spec.address}</host><port>${ZOOKEEPER_PORT}</port></node>
     <session_timeout_ms>4000</session_timeout_ms>
+    <identity>replica:${secrets.zookeeperPassword}</identity>
   </zookeeper>
   <macros><cluster>${CLUSTER_NAME}</cluster><shard>1</shard><replica>member-${n}</replica></macros>
   <distributed_ddl><path>/clickhouse/task_queue/ddl</path></distributed_ddl>
