@@ -105,6 +105,7 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
         closeDatabaseSpares: () => databases.close(),
         accounts,
         packetFilter: new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),
+        databasePeers: (database) => databases.peers(database),
       }),
     },
   ],

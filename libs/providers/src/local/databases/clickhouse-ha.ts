@@ -118,7 +118,7 @@ export class ClickHouseHa {
   }
 
   /** What the host lacks for ha analytics, or null: ClickHouse, and ZooKeeper with a Java runtime. */
-  missing(): string | null {
+  missing(_spec?: DatabaseServerSpec): string | null {
     const lacks = [
       findExecutable('clickhouse-server') ? null : 'ClickHouse (clickhouse-server)',
       this.zookeeperReady() ? null : 'ZooKeeper with a Java runtime (zookeeper)',

@@ -29,7 +29,7 @@ export function postgresAdmin(dataDir: string): PostgresAdmin {
   return { password, verifier: () => (verifier ??= scramSha256Verifier(password)) };
 }
 
-/** The local provider's database driver: PostgreSQL, Redis, ClickHouse (single or ha, behind `balancer`), MariaDB and MySQL servers on loopback addresses. */
+/** The local provider's database driver: PostgreSQL and ClickHouse (single or ha, behind `balancer`), Redis, MariaDB and MySQL servers on loopback addresses. */
 export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts, balancer?: LoadBalancerDriver): LocalDatabaseDriver {
   const dirs = localDatabaseDirs(config.DATA_DIR);
   return new LocalDatabaseDriver({
@@ -38,6 +38,7 @@ export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccou
     startTimeoutMs: config.DATABASE_START_TIMEOUT_MS,
     packages: new SystemPackages(config.SYSTEM_PACKAGES_INSTALL),
     balancer,
+    templatesDir: dirs.templates,
     engines: {
       postgres: new PostgresEngine(dirs.templates, postgresAdmin(config.DATA_DIR)),
       redis: new RedisEngine(),
