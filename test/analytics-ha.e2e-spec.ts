@@ -1,5 +1,6 @@
 import { DATABASE_MARKER } from '@stratus/providers';
 import { createManaged, databaseServersUnder, markedLeadersUnder, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join, sep } from 'node:path';
@@ -104,6 +105,19 @@ describe('high-availability analytics (ha: true)', () => {
     expect(await on(0, "SELECT count() FROM system.clusters WHERE cluster = 'stratus'")).toEqual({ status: 200, text: '3\n' });
     expect((await on(1, 'SELECT 1')).status).toBe(200);
     expect((await query(members[2], ready.db_user, 'wrong-password', 'SELECT 1')).text).toMatch(/Wrong password/);
+  });
+
+  it("puts ZooKeeper and the interserver ports in the packet filter as the members' private peers", async () => {
+    const table = `stratus_${readFileSync(join(s.stack.env.DATA_DIR, 'installation-id'), 'utf8').trim()}`;
+    const wanted = [`${ready.floating_ip} . 2181`, ...members.map((m) => `${m} . 9009`)];
+    await waitFor(
+      'the packet filter to hold the peers',
+      async () => {
+        const listed = ['server_peers', 'server_private'].map((set) => execFileSync('nft', ['list', 'set', 'inet', table, set]).toString());
+        return listed.every((l) => wanted.every((w) => l.includes(w))) ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
   });
 
   it('a member SIGKILLed: queries through the address never fail, and it is started again and catches up', async () => {
