@@ -1,5 +1,5 @@
 import { DATABASE_MARKER } from '@stratus/providers';
-import { createManaged, databaseServersUnder, markedLeadersUnder, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
+import { createManaged, databaseServersUnder, markedLeadersUnder, recordIssuedPassword, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -89,6 +89,7 @@ describe('high-availability analytics (ha: true)', () => {
     const created = await createManaged(s.api, 'analytics', { name: 'replicated', ha: true });
     expect(created.status).toBe(202);
     password = created.body.db_password;
+    recordIssuedPassword(password);
     ready = await waitForDatabase(s.api, 'analytics', created.body.id, ['ready', 'error'], { timeoutMs: 240_000, intervalMs: 250 });
     expect(ready).toMatchObject({ status: 'ready', status_reason: null, ha: true, footprint: { servers: 3 } });
     ready = await healthy();
@@ -168,9 +169,23 @@ describe('high-availability analytics (ha: true)', () => {
     // Gone before the kill: the reconciler starts the member again at once.
     rmSync(data, { recursive: true, force: true });
     process.kill(victim!, 'SIGKILL');
+    await waitFor('the member to be gone', async () => (gone(victim!) ? true : undefined), { timeoutMs: 10_000, intervalMs: 2 });
     const total = Number((await through('SELECT count() FROM events')).text);
     await holds(2, total);
     await healthy();
+  });
+
+  it('a reset password is taken by every member, and the old one refused, once the reset answers', async () => {
+    const reset = await s.api.post(`/v1/analytics/${ready.id}/reset-password`, {});
+    expect(reset.status).toBe(200);
+    recordIssuedPassword(reset.body.db_password);
+    const old = password;
+    password = reset.body.db_password;
+    for (const n of [0, 1, 2]) {
+      expect(await on(n, 'SELECT 1')).toEqual({ status: 200, text: '1\n' });
+      expect((await query(members[n], ready.db_user, old, 'SELECT 1')).text).toMatch(/Wrong password/);
+    }
+    expect(await through('SELECT count() > 0 FROM events')).toEqual({ status: 200, text: '1\n' });
   });
 
   it('delete removes every member, ZooKeeper, the listener and the folders', async () => {

@@ -66,6 +66,8 @@ export interface HaState {
   startedAt: number;
   /** Every member ran, the cluster answered, and the address served, once: ready from then on while a member serves. */
   servedOnce?: boolean;
+  /** A new users.xml (a reset password) that not every running member has read yet. */
+  usersPending?: boolean;
 }
 
 export interface ClickHouseHaOptions {
@@ -164,7 +166,7 @@ export class ClickHouseHa {
         this.stopStrays(`${spec.key}.${ZOOKEEPER}`);
         this.spawnPart(spec.key, ZOOKEEPER, this.zookeeperCommand(spec.key), runAs);
       }
-      // Members start once ZooKeeper answers: a member that cannot reach it at start gives up on ON CLUSTER queries.
+      // Members start once ZooKeeper serves: a member that cannot reach it at start gives up on ON CLUSTER queries.
       if (await zookeeperAnswers(spec.address)) {
         for (let n = 0; n < MEMBERS; n++) {
           const pid = this.partPid(spec.key, `member-${n}`);
@@ -176,12 +178,25 @@ export class ClickHouseHa {
           this.spawnPart(spec.key, `member-${n}`, { bin: findExecutable('clickhouse-server')!, args: [`--config-file=${join(this.memberDir(spec.key, n), 'config.xml')}`] }, runAs);
         }
       }
-      // A reset password reaches every member's users.xml, which ClickHouse reads again on its own.
-      for (let n = 0; n < MEMBERS; n++) {
-        if (existsSync(join(this.memberDir(spec.key, n), 'users.xml')) && !this.holdsVerifier(spec, n)) this.writeUsers(spec, n, state, runAs);
+      // A reset password reaches every member's users.xml, which ClickHouse reads again on its own within
+      // seconds. The monitor's password changes with it: a member that takes the new one has read the file.
+      const layouts = [0, 1, 2].filter((n) => existsSync(join(this.memberDir(spec.key, n), 'users.xml')));
+      if (layouts.some((n) => !this.holdsVerifier(spec, n))) {
+        state.monitorPassword = randomToken(32);
+        state.usersPending = true;
+        this.writeState(spec.key, state);
+        for (const n of layouts) this.writeUsers(spec, n, state, runAs);
       }
       const view = await this.view(spec.key, state);
       const base = { running: true, pid: this.partPid(spec.key, ZOOKEEPER), members: view.members, degraded: view.degraded };
+      if (state.usersPending) {
+        const taken = await Promise.all(
+          view.members.map(async (m) => m.health === 'down' || (await query(m.address, spec.port, MONITOR_USER, state!.monitorPassword, 'SELECT 1'))?.trim() === '1'),
+        );
+        if (!taken.every(Boolean)) return { ...base, ready: false };
+        state.usersPending = false;
+        this.writeState(spec.key, state);
+      }
       if (!state.servedOnce) {
         const whole = !view.degraded && (await this.clusterComplete(spec, state)) && (await this.answers(spec, state));
         if (!whole) {
@@ -284,7 +299,7 @@ clientPort=${ZOOKEEPER_PORT}
 clientPortAddress=${spec.address}
 maxClientCnxns=64
 admin.enableServer=false
-4lw.commands.whitelist=ruok
+4lw.commands.whitelist=srvr
 autopurge.snapRetainCount=3
 autopurge.purgeInterval=1
 `,
@@ -576,13 +591,18 @@ ${replicas}
 `;
 }
 
-/** ZooKeeper answers `imok` to `ruok` once it serves. */
+/**
+ * ZooKeeper serves: `srvr` names its mode. Not `ruok`, whose `imok` comes
+ * before the server takes sessions; a member started then finds no
+ * ZooKeeper, and ClickHouse 18.16 gives up on ON CLUSTER queries for good
+ * (one sent to it then crashes it).
+ */
 function zookeeperAnswers(address: string): Promise<boolean> {
   return new Promise((resolve) => {
     let said = '';
-    const socket = connect({ host: address, port: ZOOKEEPER_PORT, timeout: 1_000 }, () => socket.end('ruok'));
+    const socket = connect({ host: address, port: ZOOKEEPER_PORT, timeout: 1_000 }, () => socket.end('srvr'));
     socket.on('data', (d) => (said += d.toString()));
-    socket.on('end', () => resolve(said === 'imok'));
+    socket.on('end', () => resolve(/^Mode: standalone$/m.test(said)));
     socket.on('error', () => resolve(false));
     socket.on('timeout', () => {
       socket.destroy();
