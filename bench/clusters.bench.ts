@@ -7,6 +7,9 @@
  *   heal             one member's processes SIGKILLed to three members
  *                    running and passing their check again (the replacement
  *                    built and joined), seen the same way;
+ *   from_instance    POST /v1/clusters/from-instance (min_size 3) on a
+ *                    demo-web instance already serving, to CREATE_COMPLETE:
+ *                    its URL moved, its snapshot made, two members built;
  *   raw_spawn        beside each, in the same run: the demo web app spawned
  *                    directly (node, no control plane) to its port accepting
  *                    a connection: the floor one member costs.
@@ -18,7 +21,7 @@
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '2';
 
 import { canConnect } from '@stratus/providers';
-import { allHealthy, createTenant, DEMO_CLUSTER, HttpClient, resetTestInstallation, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { allHealthy, createTenant, DEMO_CLUSTER, DEMO_INSTANCE, HttpClient, resetTestInstallation, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { latencySummary as summary } from './percentiles';
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
     const api = stack.http.with({ 'x-api-key': tenant.apiKey });
     const create: number[] = [];
     const heal: number[] = [];
+    const fromInstance: number[] = [];
     const raw: number[] = [];
     for (let run = 0; run < RUNS; run++) {
       raw.push(await rawSpawn(18_080 + run));
@@ -85,8 +89,27 @@ async function main(): Promise<void> {
 
       await api.delete(`/v1/clusters/${id}`);
       await waitFor('the cluster to be deleted', async () => (await api.get(`/v1/clusters/${id}`)).status === 404, { timeoutMs: 120_000 });
+
+      // The instance made and serving first, not timed.
+      const made = await api.post('/v1/instances', { name: `bench-source-${run}`, ...DEMO_INSTANCE, port: DEMO_CLUSTER.port });
+      const source = await waitFor(
+        'the source instance to serve',
+        async () => {
+          const i = (await api.get(`/v1/instances/${made.body.id}`)).body;
+          return i.status === 'ACTIVE' && (await canConnect(i.metadata.privateIp, DEMO_CLUSTER.port, 200)) ? i : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      t = performance.now();
+      const { flavor, backend_network_id, key_name } = DEMO_CLUSTER;
+      const adopted = await api.post('/v1/clusters/from-instance', { name: `bench-adopted-${run}`, instance_id: source.id, flavor, backend_network_id, key_name, min_size: 3 });
+      if (adopted.status !== 201) throw new Error(`from-instance: ${adopted.status} ${adopted.text}`);
+      fromInstance.push(await until(api, adopted.body.id, t, 'CREATE_COMPLETE from the instance', (c) => c.status === 'CREATE_COMPLETE'));
+      log(`run ${run + 1}: from_instance ${Math.round(fromInstance[run])} ms`);
+      await api.delete(`/v1/clusters/${adopted.body.id}`);
+      await waitFor('the cluster to be deleted', async () => (await api.get(`/v1/clusters/${adopted.body.id}`)).status === 404, { timeoutMs: 120_000 });
     }
-    const result = { runs: RUNS, members: 3, create_complete: summary(create), heal: summary(heal), raw_spawn: summary(raw) };
+    const result = { runs: RUNS, members: 3, create_complete: summary(create), heal: summary(heal), from_instance: summary(fromInstance), raw_spawn: summary(raw) };
     log(JSON.stringify(result));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } finally {

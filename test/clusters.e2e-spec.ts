@@ -1,7 +1,8 @@
-import { allHealthy, answeredBy, DEMO_CLUSTER, instanceLeadersUnder, useSuite, waitFor, waitForCluster } from '@stratus/testing';
+import { allHealthy, answeredBy, DEMO_CLUSTER, DEMO_INSTANCE, instanceLeadersUnder, saveBareInstance, useSuite, waitFor, waitForCluster, waitForInstance } from '@stratus/testing';
 import { once } from 'node:events';
 import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 
 /**
@@ -425,6 +426,491 @@ describe('clusters', () => {
         expect(res.body.error.code).toBe('not_found');
       }
       await deleteAndWaitGone(id);
+    });
+  });
+
+  describe('updates', () => {
+    // Thresholds no idle or lightly called member reaches either way, and min_size = desired_size: the autoscaler keeps still.
+    const spec = { ...DEMO_CLUSTER, min_size: 2, max_size: 3, scale_out_threshold: 0.95, scale_in_threshold: 0.01 };
+    let cluster: any;
+
+    /** A client calling through the balancer in a loop until stopped; every failure is kept. */
+    function clientLoop(url: string): { stop: () => Promise<{ ok: number; failed: string[] }> } {
+      let calling = true;
+      const results = { ok: 0, failed: [] as string[] };
+      const loop = (async () => {
+        while (calling) {
+          try {
+            const res = await fetch(url);
+            await res.arrayBuffer();
+            if (res.status === 200) results.ok++;
+            else results.failed.push(`status ${res.status}`);
+          } catch (err) {
+            results.failed.push(String(err));
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      })();
+      return {
+        stop: async () => {
+          calling = false;
+          await loop;
+          return results;
+        },
+      };
+    }
+
+    /** The cluster's rows as they are, to see that a refused update changed nothing. */
+    async function rowOf(id: string): Promise<any> {
+      const [row] = await s.db.query(`SELECT * FROM clusters WHERE id = $1`, [id]);
+      return row;
+    }
+
+    it('replaces every member one at a time on a flavor change, the new one serving before an old one drains, without one failed request', async () => {
+      const created = await s.api.post('/v1/clusters', { name: 'rolling', ...spec });
+      expect(created.status).toBe(201);
+      cluster = await waitForCluster(s.api, created.body.id, ['CREATE_COMPLETE'], 240_000);
+      expect(cluster).toMatchObject({ spec_generation: 1, flavor_id: 'f-small' });
+      const before = cluster.members.map((m: any) => m.instance_id);
+      expect(before).toHaveLength(2);
+      const url = `http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`;
+      const client = clientLoop(url);
+
+      // Watched closely: statuses in order, the most new members not serving at once, the fewest serving.
+      const statuses: string[] = [];
+      let mostNewPending = 0;
+      let mostMembers = 0;
+      let fewestServing = Infinity;
+      let done: any;
+      try {
+        await waitFor('the client to be served', async () => (await answeredBy(url)) !== undefined);
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { flavor: 'm1.micro' });
+        expect(res.status).toBe(202);
+        expect(res.body).toMatchObject({ id: cluster.id, status: 'UPDATE_IN_PROGRESS', flavor_id: 'f-micro', spec_generation: 2, desired_size: 2 });
+        statuses.push(res.body.status);
+        done = await waitFor(
+          'every member replaced by one of the new flavor',
+          async () => {
+            const c = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+            if (statuses[statuses.length - 1] !== c.status) statuses.push(c.status);
+            mostNewPending = Math.max(mostNewPending, c.members.filter((m: any) => m.spec_generation === 2 && m.health !== 'up').length);
+            mostMembers = Math.max(mostMembers, c.members.filter((m: any) => m.status === 'BUILD' || m.status === 'ACTIVE').length);
+            fewestServing = Math.min(fewestServing, c.members.filter((m: any) => m.status === 'ACTIVE' && m.health === 'up').length);
+            if (c.status === 'UPDATE_FAILED') throw new Error(`update failed: ${c.status_reason}`);
+            return c.status === 'UPDATE_COMPLETE' && allHealthy(c) && c.members.every((m: any) => m.spec_generation === 2) ? c : undefined;
+          },
+          { timeoutMs: 300_000, intervalMs: 50 },
+        );
+      } finally {
+        const results = await client.stop();
+        expect(results.failed).toEqual([]);
+        expect(results.ok).toBeGreaterThan(50);
+      }
+      expect(statuses).toEqual(['UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE']);
+      expect(mostNewPending).toBe(1);
+      expect(mostMembers).toBeLessThanOrEqual(3);
+      expect(fewestServing).toBeGreaterThanOrEqual(2);
+      expect(done.members).toHaveLength(2);
+      for (const m of done.members) {
+        expect(before).not.toContain(m.instance_id);
+        expect((await s.api.get(`/v1/instances/${m.instance_id}`)).body).toMatchObject({ flavor_id: 'f-micro' });
+      }
+      for (const id of before) expect((await s.api.get(`/v1/instances/${id}`)).status).toBe(404);
+      // Each new member was created only once the one before had joined the balancer.
+      const fresh = [...done.members].sort((a: any, b: any) => a.created_at.localeCompare(b.created_at));
+      expect(Date.parse(fresh[1].created_at)).toBeGreaterThanOrEqual(Date.parse(fresh[0].joined_at));
+      const reasons = done.events.filter((e: any) => e.kind === 'update').map((e: any) => e.reason);
+      expect(reasons).toContainEqual(expect.stringMatching(/^update started: flavor f-small to f-micro; members replaced one at a time/));
+      for (const id of before) expect(reasons).toContainEqual(expect.stringMatching(new RegExp(`^member ${id} replaced by [0-9a-f-]{36}: flavor changed$`)));
+      const seen = new Set<string>();
+      await waitFor('both new members to answer through the balancer', async () => {
+        seen.add(await answeredBy(url));
+        return seen.size === 2;
+      });
+      expect([...seen].sort()).toEqual(done.members.map((m: any) => m.instance_id).sort());
+      cluster = done;
+    }, 600_000);
+
+    it('refuses bad input with a 400 naming the field, and changes nothing', async () => {
+      const cases: Array<[object, string]> = [
+        [{ min_size: 3, max_size: 2 }, 'max_size'],
+        [{ max_size: 1 }, 'max_size'],
+        [{ min_size: 0 }, 'min_size'],
+        [{ min_size: 1.5 }, 'min_size'],
+        [{ desired_size: 4 }, 'desired_size'],
+        [{ desired_size: 1 }, 'desired_size'],
+        [{ scale_out_threshold: 1.5 }, 'scale_out_threshold'],
+        [{ scale_in_threshold: 0.96 }, 'scale_in_threshold'],
+        [{ scale_out_threshold: 0.3, scale_in_threshold: 0.5 }, 'scale_in_threshold'],
+        [{ image: 'no-such-image' }, 'image'],
+        [{ flavor: 'm9.huge' }, 'flavor'],
+        [{ key_name: 'nobody' }, 'key_name'],
+        [{ image: 7 }, 'image'],
+        [{ port: 9090 }, 'port'],
+        [{ port: 0 }, 'port'],
+        [{ dnsName: 'elsewhere' }, 'dnsName'],
+        [{ dnsName: 'bad name!' }, 'dnsName'],
+        [{ backend_network_id: 'elsewhere' }, 'backend_network_id'],
+        [{ backend_subnet_id: 'other-subnet' }, 'backend_subnet_id'],
+        [{ status: 'UPDATE_COMPLETE' }, 'status'],
+        [{ spec_generation: 9 }, 'spec_generation'],
+        [{ name: null }, 'name'],
+      ];
+      const before = await rowOf(cluster.id);
+      for (const [body, field] of cases) {
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, body);
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+        expect(res.body.error).toEqual({ code: 'bad_request', message: expect.stringContaining(field) });
+      }
+      expect(await rowOf(cluster.id)).toEqual(before);
+      // The fixed fields sent as they are (a whole create body again) are no change: nothing starts.
+      const same = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, {
+        name: 'rolling',
+        ...spec,
+        flavor: 'm1.micro',
+        dnsName: cluster.dnsName,
+        backend_subnet_id: 'private-subnet',
+      });
+      expect(same.status).toBe(202);
+      expect(same.body).toMatchObject({ status: 'UPDATE_COMPLETE', spec_generation: 2 });
+      expect(await rowOf(cluster.id)).toEqual(before);
+    });
+
+    it('takes new sizes and thresholds at once: desired_size brought within them, the cluster grown and shrunk to it', async () => {
+      const grow = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3, max_size: 4, scale_out_threshold: 0.9, scale_in_threshold: 0.02 });
+      expect(grow.status).toBe(202);
+      expect(grow.body).toMatchObject({
+        status: 'UPDATE_IN_PROGRESS',
+        min_size: 3,
+        max_size: 4,
+        desired_size: 3,
+        scale_out_threshold: 0.9,
+        scale_in_threshold: 0.02,
+        spec_generation: 2,
+      });
+      const c = await waitFor(
+        'three healthy members',
+        async () => {
+          const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+          return now.status === 'UPDATE_COMPLETE' && allHealthy(now) ? now : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      expect(c.members).toHaveLength(3);
+      // A member added by a resize is of the cluster's current spec.
+      expect(c.members.every((m: any) => m.spec_generation === 2)).toBe(true);
+
+      // Lowered below desired_size, sent along: the cluster drains to it, one member.
+      const shrink = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 2, max_size: 2, desired_size: 2 });
+      expect(shrink.status).toBe(202);
+      expect(shrink.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', min_size: 2, max_size: 2, desired_size: 2 });
+      cluster = await waitFor(
+        'two members again',
+        async () => {
+          const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+          return now.status === 'UPDATE_COMPLETE' && now.members.length === 2 && allHealthy(now) ? now : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      const reasons = cluster.events.filter((e: any) => e.kind === 'update').map((e: any) => e.reason);
+      expect(reasons).toContainEqual('update started: min_size 2 to 3; max_size 3 to 4; scale_out_threshold 0.95 to 0.9; scale_in_threshold 0.01 to 0.02; desired_size 2 to 3');
+      expect(reasons).toContainEqual('update started: min_size 3 to 2; max_size 4 to 2; desired_size 3 to 2');
+    }, 400_000);
+
+    it('ends UPDATE_FAILED when a new member cannot boot, back on the previous spec, its members serving throughout', async () => {
+      const before = cluster.members.map((m: any) => m.instance_id).sort();
+      const url = `http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`;
+      const client = clientLoop(url);
+      let failed: any;
+      try {
+        const res = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { image: 'plain', user_data: 'echo no application here\nexit 7\n' });
+        expect(res.status).toBe(202);
+        expect(res.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', image_id: 'plain', spec_generation: 3 });
+        failed = await waitForCluster(s.api, cluster.id, ['UPDATE_FAILED', 'UPDATE_COMPLETE'], 120_000, 50);
+      } finally {
+        const results = await client.stop();
+        expect(results.failed).toEqual([]);
+        expect(results.ok).toBeGreaterThan(10);
+      }
+      expect(failed.status).toBe('UPDATE_FAILED');
+      expect(failed.status_reason).toMatch(/^rolling update failed: new member [0-9a-f-]{36} could not boot: .*exited with code 7/);
+      // Back on what the serving members run, and those are the cluster's spec again.
+      expect(failed).toMatchObject({ image_id: 'demo-web', flavor_id: 'f-micro', spec_generation: 4 });
+      const c = await waitFor('the failed member to be gone', async () => {
+        const now = (await s.api.get(`/v1/clusters/${cluster.id}`)).body;
+        return now.members.length === 2 ? now : undefined;
+      });
+      expect(c.members.map((m: any) => m.instance_id).sort()).toEqual(before);
+      expect(c.members.every((m: any) => m.spec_generation === 4 && m.health === 'up')).toBe(true);
+      expect(c.events.find((e: any) => e.kind === 'update').reason).toMatch(/^rolling update failed: .*; back to image demo-web, flavor f-micro/);
+      const [{ user_data }] = await s.db.query(`SELECT user_data FROM clusters WHERE id = $1`, [cluster.id]);
+      expect(user_data).toBeNull();
+
+      // From UPDATE_FAILED, an update is taken again, and heals as any.
+      const again = await s.api.request('PUT', `/v1/clusters/${cluster.id}`, { scale_out_threshold: 0.92 });
+      expect(again.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', scale_out_threshold: 0.92 });
+      cluster = await waitForCluster(s.api, cluster.id, ['UPDATE_COMPLETE'], 60_000);
+      expect(cluster.members.map((m: any) => m.instance_id).sort()).toEqual(before);
+    }, 300_000);
+
+    it("401 without a key, 403 for another project's cluster, 404 for none, 409 while being built, failed or deleted", async () => {
+      const anon = s.stack.http.with({ 'x-api-key': 'sk_nope_nope' });
+      const unauthorized = await anon.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3 });
+      expect(unauthorized.status).toBe(401);
+      expect(unauthorized.body.error.code).toBe('unauthorized');
+      const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
+      const before = await rowOf(cluster.id);
+      const forbidden = await intruder.request('PUT', `/v1/clusters/${cluster.id}`, { min_size: 3 });
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(cluster.id) });
+      expect(await rowOf(cluster.id)).toEqual(before);
+      for (const bad of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+        const res = await s.api.request('PUT', `/v1/clusters/${bad}`, { min_size: 3 });
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('not_found');
+      }
+
+      // Being built: a member that never binds its port keeps it CREATE_IN_PROGRESS.
+      const building = (await s.api.post('/v1/clusters', { name: 'unbuilt', ...DEMO_CLUSTER, image: 'plain', user_data: 'sleep 1\n' })).body;
+      const busy = await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 4 });
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toEqual({ code: 'conflict', message: expect.stringContaining('CREATE_IN_PROGRESS') });
+      // A bad field is still said first.
+      expect((await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 0 })).status).toBe(400);
+      // Being deleted.
+      expect((await s.api.delete(`/v1/clusters/${building.id}`)).status).toBe(204);
+      const deleting = await s.api.request('PUT', `/v1/clusters/${building.id}`, { max_size: 4 });
+      expect(deleting.status).toBe(409);
+      expect(deleting.body.error.message).toContain('DELETE_IN_PROGRESS');
+      // Failed to build.
+      const broken = (await s.api.post('/v1/clusters', { name: 'broken2', ...DEMO_CLUSTER, image: 'plain', user_data: 'exit 7\n' })).body;
+      await waitForCluster(s.api, broken.id, ['CREATE_FAILED'], 60_000);
+      const failed = await s.api.request('PUT', `/v1/clusters/${broken.id}`, { image: 'demo-web' });
+      expect(failed.status).toBe(409);
+      expect(failed.body.error.message).toContain('CREATE_FAILED');
+      await waitFor(`cluster ${building.id} to be gone`, async () => (await s.api.get(`/v1/clusters/${building.id}`)).status === 404, { timeoutMs: 60_000 });
+      await deleteAndWaitGone(broken.id);
+      await deleteAndWaitGone(cluster.id);
+    }, 180_000);
+  });
+
+  describe('from-instance', () => {
+    // What the cluster is made from: a running demo app with a proxy host (its dname) and a gateway route to its port.
+    const fields = { flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' };
+    let solo: any;
+    let routePort: number;
+    const soloHost = 'solo-app.localhost';
+
+    /** One GET / on a connection of its own (a new connection sees where the URL leads now); the member that answered. */
+    async function freshGet(url: string, host?: string): Promise<string> {
+      const res = await request(url, { headers: host ? { host } : {}, reset: true });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 200)}`);
+      return JSON.parse(text).instance;
+    }
+
+    beforeAll(async () => {
+      const created = await s.api.post('/v1/instances', { name: 'solo', dname: 'solo-app', ...DEMO_INSTANCE, port: DEMO_CLUSTER.port });
+      expect(created.status).toBe(202);
+      solo = await waitForInstance(s.api, created.body.id);
+      routePort = Number(s.stack.env.GATEWAY_PORT_RANGE.split('-')[0]) + 7;
+      const route = await s.cloud.post('/api/cloud/gateway/create', { targetIp: solo.metadata.privateIp, targetPort: DEMO_CLUSTER.port, protocol: 'tcp', port: routePort });
+      expect(route.status).toBe(200);
+      await waitFor('its URL to answer', async () => {
+        const [byName, byRoute] = await Promise.all([freshGet(`http://127.0.0.1:${edgePort}/`, soloHost), freshGet(`http://127.0.0.1:${routePort}/`)]).catch(() => []);
+        return byName === solo.id && byRoute === solo.id;
+      });
+    }, 120_000);
+
+    it('adopts the running instance as it is, keeps its URL answering throughout, and balances over every member', async () => {
+      const pidBefore = ((await (await fetch(`http://${solo.metadata.privateIp}:${DEMO_CLUSTER.port}/`)).json()) as any).pid;
+      // A client on each of its URLs, each request on a connection of its own, from before the call to after CREATE_COMPLETE.
+      let stop = false;
+      const loops = [`http://127.0.0.1:${edgePort}/ (${soloHost})`, `http://127.0.0.1:${routePort}/`].map((label) => ({
+        label,
+        ok: 0,
+        failed: [] as string[],
+        seen: new Set<string>(),
+      }));
+      const run = async (loop: (typeof loops)[number], url: string, host?: string) => {
+        while (!stop) {
+          try {
+            loop.seen.add(await freshGet(url, host));
+            loop.ok++;
+          } catch (err) {
+            loop.failed.push(String(err));
+          }
+        }
+      };
+      const clients = [run(loops[0], `http://127.0.0.1:${edgePort}/`, soloHost), run(loops[1], `http://127.0.0.1:${routePort}/`)];
+      let cluster: any;
+      try {
+        await waitFor('both clients to be served', () => loops.every((l) => l.ok > 20));
+        const key = randomUUID();
+        const body = { name: 'adopted', instance_id: solo.id, ...fields, min_size: 3 };
+        const created = await s.api.post('/v1/clusters/from-instance', body, { 'idempotency-key': key });
+        expect(created.status).toBe(201);
+        expect(created.body).toMatchObject({
+          message: 'Stack creation started',
+          status: 'CREATE_IN_PROGRESS',
+          source_instance_id: solo.id,
+          image_id: `snap-${created.body.id}`,
+          port: DEMO_CLUSTER.port,
+          min_size: 3,
+          desired_size: 3,
+          members: [expect.objectContaining({ instance_id: solo.id, status: 'ACTIVE' })],
+        });
+        // The same key answers the same cluster, not a second one (nor a 409 for a member).
+        const again = await s.api.post('/v1/clusters/from-instance', body, { 'idempotency-key': key });
+        expect(again.body.id).toBe(created.body.id);
+
+        cluster = await waitForCluster(s.api, created.body.id, ['CREATE_COMPLETE', 'CREATE_FAILED'], 300_000);
+        expect(cluster.status_reason).toBeNull();
+        expect(cluster.status).toBe('CREATE_COMPLETE');
+        expect(allHealthy(cluster)).toBe(true);
+        expect(cluster.members[0].instance_id).toBe(solo.id);
+        // After it too: both URLs reach every member (a client's new connection goes through the balancer).
+        const members = cluster.members.map((m: any) => m.instance_id).sort();
+        const okAtComplete = loops.map((l) => l.ok);
+        for (const loop of loops) loop.seen.clear();
+        await waitFor('both URLs to reach all three members', () => loops.every((l) => l.seen.size === 3), { timeoutMs: 60_000 });
+        await waitFor('both clients to go on after CREATE_COMPLETE', () => loops.every((l, i) => l.ok > okAtComplete[i] + 20));
+        for (const loop of loops) expect([...loop.seen].sort()).toEqual(members);
+      } finally {
+        stop = true;
+        await Promise.all(clients);
+      }
+      for (const loop of loops) {
+        expect({ url: loop.label, failed: loop.failed }).toEqual({ url: loop.label, failed: [] });
+        expect(loop.ok).toBeGreaterThan(50);
+      }
+
+      // Not rebuilt, not restarted: the same process serves.
+      expect(((await (await fetch(`http://${solo.metadata.privateIp}:${DEMO_CLUSTER.port}/`)).json()) as any).pid).toBe(pidBefore);
+      // The balancer by its own address and dnsName reaches every member too.
+      const seen = new Set<string>();
+      await waitFor('all three members through the balancer', async () => {
+        seen.add(await answeredBy(`http://${cluster.load_balancer.address}:${cluster.load_balancer.port}/`));
+        return seen.size === 3;
+      });
+      expect((await viaDnsName(cluster.dnsName)).status).toBe(200);
+      // The URL is the cluster's now: the proxy host and the route outlive the instance.
+      const hosts = (await s.stack.http.get('/api/cloud/dns/list')).body as any[];
+      const movedHost = hosts.find((h) => h.domain === soloHost);
+      expect(movedHost).toMatchObject({ clusterId: cluster.id, instanceId: null, forwardPort: DEMO_CLUSTER.port });
+      // Its port is the cluster's: not the proxy host's to change.
+      const repointed = await s.stack.http.request('PUT', `/api/cloud/dns/proxy-hosts/${movedHost.id}`, { updateData: { forwardPort: 3000 } });
+      expect(repointed.status).toBe(400);
+      expect(repointed.body.error.message).toContain('updateData.forwardPort');
+      expect((await s.api.get(`/v1/instances/${solo.id}`)).body.metadata.domains).toBeUndefined();
+      const [route] = await s.db.query(`SELECT host(target_ip::inet) AS ip, target_lease FROM gateway_routes WHERE port = $1`, [routePort]);
+      expect(route).toEqual({ ip: cluster.load_balancer.address, target_lease: `cluster-${cluster.id}` });
+      // The other members booted from the snapshot, an image of this project only.
+      const imageIds = async (apiKey: string) => ((await s.stack.http.get('/v1/images?limit=100', { 'x-api-key': apiKey })).body.items as any[]).map((i) => i.id);
+      expect(await imageIds(s.owner.apiKey)).toContain(cluster.image_id);
+      expect(await imageIds(s.other.apiKey)).not.toContain(cluster.image_id);
+      for (const m of cluster.members.slice(1)) expect((await s.api.get(`/v1/instances/${m.instance_id}`)).body.image_id).toBe(cluster.image_id);
+      const built = cluster.events.filter((e: any) => e.kind === 'build').map((e: any) => e.reason);
+      expect(built).toContainEqual(
+        expect.stringContaining(`instance ${solo.id} serves behind the balancer; its URL (${soloHost}, gateway port ${routePort}) now reaches the balancer`),
+      );
+
+      // Taken once only.
+      const twice = await s.api.post('/v1/clusters/from-instance', { name: 'twice', instance_id: solo.id, ...fields });
+      expect(twice.status).toBe(409);
+      expect(twice.body.error.message).toContain(`already a member of cluster ${cluster.id}`);
+
+      // Deleting the cluster deletes every member, the adopted one included, and the URL and image with it.
+      await deleteAndWaitGone(cluster.id);
+      expect((await s.api.get(`/v1/instances/${solo.id}`)).status).toBe(404);
+      expect(((await s.stack.http.get('/api/cloud/dns/list')).body as any[]).some((h) => h.domain === soloHost)).toBe(false);
+      expect(await s.db.query(`SELECT 1 FROM gateway_routes WHERE port = $1`, [routePort])).toEqual([]);
+      expect(await imageIds(s.owner.apiKey)).not.toContain(cluster.image_id);
+      await waitFor('the route to stop answering', () =>
+        fetch(`http://127.0.0.1:${routePort}/`).then(
+          () => false,
+          () => true,
+        ),
+      );
+    }, 600_000);
+
+    it('a build that fails leaves the instance running behind the balancer, its URL answering; deleting the cluster deletes it', async () => {
+      const made = await s.api.post('/v1/instances', { name: 'keeper', dname: 'keeper-app', ...DEMO_INSTANCE, port: DEMO_CLUSTER.port });
+      const keeper = await waitForInstance(s.api, made.body.id);
+      // The other members run user_data that fails: the build cannot finish.
+      const created = await s.api.post('/v1/clusters/from-instance', { name: 'doomed', instance_id: keeper.id, ...fields, min_size: 2, user_data: 'echo about to fail\nexit 7\n' });
+      expect(created.status).toBe(201);
+      const failed = await waitForCluster(s.api, created.body.id, ['CREATE_FAILED', 'CREATE_COMPLETE'], 180_000);
+      expect(failed.status).toBe('CREATE_FAILED');
+      expect(failed.status_reason).toContain('exited with code 7');
+      const left = await waitFor(
+        'the other member to be gone',
+        async () => {
+          const c = (await s.api.get(`/v1/clusters/${created.body.id}`)).body;
+          return c.members.length === 1 ? c : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(left.members).toEqual([expect.objectContaining({ instance_id: keeper.id, status: 'ACTIVE', health: 'up' })]);
+      expect(await freshGet(`http://127.0.0.1:${edgePort}/`, 'keeper-app.localhost')).toBe(keeper.id);
+      await deleteAndWaitGone(created.body.id);
+      expect((await s.api.get(`/v1/instances/${keeper.id}`)).status).toBe(404);
+    }, 300_000);
+
+    describe('bad input', () => {
+      let target: any;
+      beforeAll(async () => {
+        const created = await s.api.post('/v1/instances', { name: 'target', ...DEMO_INSTANCE, port: DEMO_CLUSTER.port });
+        target = await waitForInstance(s.api, created.body.id);
+      }, 120_000);
+      const valid = () => ({ name: 'bad', instance_id: target.id, ...fields });
+
+      it.each([
+        [{ min_size: 3, max_size: 2 }, 'max_size'],
+        [{ min_size: 0 }, 'min_size'],
+        [{ scale_out_threshold: 0.3, scale_in_threshold: 0.5 }, 'scale_in_threshold'],
+        [{ flavor: 'm9.huge' }, 'flavor'],
+        [{ backend_network_id: 'elsewhere' }, 'backend_network_id'],
+        [{ backend_subnet_id: 'other-subnet' }, 'backend_subnet_id'],
+        [{ key_name: 'nobody' }, 'key_name'],
+        [{ dnsName: 'bad name!' }, 'dnsName'],
+        [{ port: 9999 }, 'port'],
+        [{ image: 'demo-web' }, 'image'],
+        [{ instance_id: undefined }, 'instance_id'],
+        [{ instance_id: 'not-a-uuid' }, 'instance_id'],
+        [{ instance_id: 42 }, 'instance_id'],
+        [{ name: undefined }, 'name'],
+      ] as Array<[Record<string, unknown>, string]>)('400 naming the field for %j, and nothing made', async (patch, field) => {
+        const before = (await s.db.query(`SELECT count(*)::int AS n FROM clusters`))[0].n;
+        const res = await s.api.post('/v1/clusters/from-instance', { ...valid(), ...patch });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toEqual({ code: 'bad_request', message: expect.stringContaining(field) });
+        expect((await s.db.query(`SELECT count(*)::int AS n FROM clusters`))[0].n).toBe(before);
+        expect(await s.db.query(`SELECT 1 FROM cluster_members WHERE instance_id = $1`, [target.id])).toEqual([]);
+      });
+
+      it('401 without a valid key', async () => {
+        const res = await s.stack.http.with({ 'x-api-key': 'sk_nope_nope' }).post('/v1/clusters/from-instance', valid());
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe('unauthorized');
+      });
+
+      it("403 for another project's instance, 404 for none, 409 for one not ACTIVE; nothing made", async () => {
+        const before = (await s.db.query(`SELECT count(*)::int AS n FROM clusters`))[0].n;
+        const intruder = s.stack.http.with({ 'x-api-key': s.other.apiKey });
+        const stolen = await intruder.post('/v1/clusters/from-instance', valid());
+        expect(stolen.status).toBe(403);
+        expect(stolen.body.error).toEqual({ code: 'forbidden', message: expect.stringContaining(target.id) });
+        const missing = randomUUID();
+        const none = await s.api.post('/v1/clusters/from-instance', { ...valid(), instance_id: missing });
+        expect(none.status).toBe(404);
+        expect(none.body.error).toEqual({ code: 'not_found', message: expect.stringContaining(missing) });
+        const stopped = await saveBareInstance(s.db, { projectId: s.owner.projectId, userId: s.owner.userId, status: 'SHUTOFF', port: DEMO_CLUSTER.port });
+        const notActive = await s.api.post('/v1/clusters/from-instance', { ...valid(), instance_id: stopped.id });
+        expect(notActive.status).toBe(409);
+        expect(notActive.body.error.message).toContain('SHUTOFF');
+        expect((await s.db.query(`SELECT count(*)::int AS n FROM clusters`))[0].n).toBe(before);
+      });
     });
   });
 });

@@ -1,6 +1,16 @@
 import { ManagedDatabase } from '@stratus/core';
 import { DATABASE_MARKER, postmasterPid, readStat } from '@stratus/providers';
-import { addressHeld, createManaged, databaseServersUnder, markedLeadersUnder, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
+import {
+  addressHeld,
+  createManaged,
+  databaseServersUnder,
+  markedLeadersUnder,
+  recordIssuedPassword,
+  useSuite,
+  waitFor,
+  waitForDatabase,
+  waitForDatabaseGone,
+} from '@stratus/testing';
 import { existsSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { Client } from 'pg';
@@ -102,6 +112,16 @@ describe('high-availability PostgreSQL (ha: true)', () => {
   async function failover(alsoRemoveData: boolean): Promise<{ killed: number; seconds: number }> {
     const killed = await primaryIndex();
     const w = writer();
+    // What get says meanwhile: the killed member down and the database degraded, while the address serves.
+    let sawDegraded = false;
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const body = await get();
+        if (body.degraded && body.members.find((m: any) => m.address === row.memberAddresses[killed])?.health === 'down') sawDegraded = true;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     let killedAt: number;
     try {
       await waitFor('writes before the kill', () => w.acked.length >= 50, { timeoutMs: 60_000 });
@@ -114,8 +134,11 @@ describe('high-availability PostgreSQL (ha: true)', () => {
       if (alsoRemoveData) rmSync(join(memberDir(killed), 'data'), { recursive: true, force: true });
       const before = w.acked.length;
       await waitFor('writes to resume through the same address', () => w.acked.length >= before + 50, { timeoutMs: 120_000 });
+      await waitFor('get to say degraded', () => sawDegraded, { timeoutMs: 60_000 });
     } finally {
       await w.stop();
+      watching = false;
+      await watcher;
     }
     const seconds = (w.firstAckAfter(killedAt!) - killedAt) / 1000;
 
@@ -128,7 +151,7 @@ describe('high-availability PostgreSQL (ha: true)', () => {
   }
 
   beforeAll(async () => {
-    const created = await createManaged(s.api, 'databases', { name: 'pg-ha', version: '15', ha: true, extensions: ['hstore', 'pg_stat_statements'] });
+    const created = await createManaged(s.api, 'databases', { name: 'pg-ha', version: '15', ha: true, superuser: true, extensions: ['hstore', 'pg_stat_statements'] });
     password = created.body.db_password;
     expect(created.body).toMatchObject({ status: 'provisioning', floating_ip: null, port: 5432 });
     ready = await waitForDatabase(s.api, 'databases', created.body.id, ['ready', 'error'], { timeoutMs: 300_000, intervalMs: 250 });
@@ -159,7 +182,7 @@ describe('high-availability PostgreSQL (ha: true)', () => {
       `SELECT current_setting('server_version_num') AS v, (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS su, pg_is_in_recovery() AS standby,
               (SELECT array_agg(extname::text ORDER BY extname) FROM pg_extension) AS ext, current_setting('synchronous_standby_names') AS sync`,
     );
-    expect(rows[0]).toMatchObject({ su: false, standby: false });
+    expect(rows[0]).toMatchObject({ su: true, standby: false });
     expect(rows[0].v.slice(0, 2)).toBe('15');
     expect(rows[0].ext).toEqual(expect.arrayContaining(['hstore', 'pg_stat_statements']));
     // A commit waits for a synchronous standby.
@@ -169,6 +192,25 @@ describe('high-availability PostgreSQL (ha: true)', () => {
       /password authentication failed/,
     );
     await client.end();
+  });
+
+  it('takes a reset password through the primary: the new one logs in through the address, the old one no longer', async () => {
+    const reset = await s.api.post(`/v1/databases/${ready.id}/reset-password`, {});
+    recordIssuedPassword(reset.body.db_password);
+    expect(reset.status).toBe(200);
+    const old = password;
+    password = reset.body.db_password;
+    const client = await connect();
+    await client.end();
+    password = old;
+    await expect(connect()).rejects.toThrow(/password authentication failed/);
+    password = reset.body.db_password;
+    // Replicated: a replica has it too.
+    const replica = (await get()).members.find((m: any) => m.role === 'replica');
+    const direct = new Client({ host: replica.address, port: 5432, user: ready.db_user, password, database: ready.db_name });
+    await direct.connect();
+    expect((await direct.query('SELECT pg_is_in_recovery() AS standby')).rows).toEqual([{ standby: true }]);
+    await direct.end();
   });
 
   it('a version whose build here cannot be cloned or rewound ends in error with the reason, leaving nothing', async () => {

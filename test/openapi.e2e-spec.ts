@@ -203,12 +203,29 @@ describe('OpenAPI document', () => {
       expect((await api.DELETE(`${collection}/{id}`, path)).response.status).toBe(204);
     }
 
-    // A cluster: create, list, get, delete (its build and healing are the clusters suite's).
-    const cluster = dataOf(await api.POST('/v1/clusters', { body: { name: 'tour', image: 'plain', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' } }));
+    // A cluster: create, list, get, update once built, delete (its build, healing and rollouts are the clusters suite's).
+    const cluster = dataOf(
+      await api.POST('/v1/clusters', { body: { name: 'tour', image: 'demo-web', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default', port: 8080 } }),
+    );
     expect(cluster.message).toBe('Stack creation started');
     expect(dataOf(await api.GET('/v1/clusters')).map((c) => c.id)).toContain(cluster.id);
-    dataOf(await api.GET('/v1/clusters/{id}', { params: { path: { id: cluster.id } } }));
+    const clusterPath = { params: { path: { id: cluster.id } } };
+    await waitFor('the cluster to be built', async () => dataOf(await api.GET('/v1/clusters/{id}', clusterPath)).status === 'CREATE_COMPLETE', {
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+    expect(dataOf(await api.PUT('/v1/clusters/{id}', { ...clusterPath, body: { scale_out_threshold: 0.8 } })).status).toBe('UPDATE_IN_PROGRESS');
     expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: cluster.id } } })).response.status).toBe(204);
+    // One made of a running instance (deleting it deletes that instance too).
+    const source = dataOf(await api.POST('/v1/instances', { body: { name: 'tour-source', ...DEMO_INSTANCE } }));
+    await waitActive(api, source.id);
+    const adopted = dataOf(
+      await api.POST('/v1/clusters/from-instance', {
+        body: { name: 'tour-adopted', instance_id: source.id, flavor: 'm1.small', backend_network_id: 'private', key_name: 'default' },
+      }),
+    );
+    expect(adopted).toMatchObject({ message: 'Stack creation started', source_instance_id: source.id, port: 3000 });
+    expect((await api.DELETE('/v1/clusters/{id}', { params: { path: { id: adopted.id } } })).response.status).toBe(204);
 
     expect((await api.DELETE('/v1/instances/{id}', { params: { path: { id: instance.id } } })).response.status).toBe(204);
 

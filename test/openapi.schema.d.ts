@@ -637,6 +637,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/clusters/from-instance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a cluster of a running instance, keeping its URL (poll the list until CREATE_COMPLETE)
+     * @description The instance becomes the first member as it runs: not rebuilt, not restarted. The other members boot from a snapshot image of it (its files, what its image runs at boot; not its user_data or the platform's files), which is the cluster's `image_id` and an image of your project only (GET /v1/images). Once the instance passes the balancer's health check, its URL moves to the balancer, so it answers throughout: its proxy hosts that forward to its port (their `clusterId` is then the cluster's, `instanceId` null) and its gateway routes to that port (their targetIp the balancer's address). Deleting the cluster deletes every member, this instance included, and with it those proxy hosts, routes and the snapshot image. A build that fails leaves the instance running as a member behind the balancer, its URL still answering.
+     */
+    post: operations['Clusters_createFromInstance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/clusters/{id}': {
     parameters: {
       query?: never;
@@ -646,9 +666,13 @@ export interface paths {
     };
     /** One cluster */
     get: operations['Clusters_get'];
-    put?: never;
+    /** Update a cluster (fields left out keep their values): sizes and thresholds at once; a new image, flavor, key_name or user_data replaces the members one at a time, each new one serving before an old one drains. Poll until UPDATE_COMPLETE (or UPDATE_FAILED, with the reason) */
+    put: operations['Clusters_update'];
     post?: never;
-    /** Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone */
+    /**
+     * Delete a cluster: DELETE_IN_PROGRESS while its members are drained and removed, then its balancer; it leaves the list when gone
+     * @description Every member goes. A cluster made from an instance (`source_instance_id`) takes that instance with it, and the proxy hosts and gateway routes that moved to it, and its snapshot image.
+     */
     delete: operations['Clusters_delete'];
     options?: never;
     head?: never;
@@ -1025,7 +1049,10 @@ export interface components {
       id: string;
       /** @description the public name */
       domain: string;
-      instanceId: string;
+      /** @description the instance it forwards to; null once it moved to a cluster (`clusterId`) */
+      instanceId: string | null;
+      /** @description the cluster whose load balancer it forwards to (it moved there when the cluster was made from its instance, POST /v1/clusters/from-instance); null for an instance's */
+      clusterId: string | null;
       forwardPort: number;
       /** @description where the edge serves it */
       url: string;
@@ -1343,7 +1370,7 @@ export interface components {
       /** @description generated when omitted; returned once, never stored */
       db_password?: string;
       /**
-       * @description three replicas (not available yet: such a create ends in error)
+       * @description three ClickHouse replicas behind one load-balancer address, replicated tables made ON CLUSTER stratus on all three; roughly triples the cost; never enabled implicitly
        * @default false
        */
       ha?: boolean;
@@ -1501,11 +1528,14 @@ export interface components {
       id: string;
       name: string;
       /** @enum {string} */
-      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
-      /** @description why the cluster is *_FAILED */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
+      /** @description what new members boot from; for a cluster made from an instance, the snapshot image of it */
       image_id: string;
+      /** @description the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image */
+      source_instance_id: string | null;
       flavor_id: string;
       backend_network_id: string;
       backend_subnet_id: string;
@@ -1519,10 +1549,12 @@ export interface components {
       desired_size: number;
       scale_out_threshold: number;
       scale_in_threshold: number;
+      /** @description the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time */
+      spec_generation: number;
       load_balancer: components['schemas']['ClusterLoadBalancerView'];
       /** @description oldest first */
       members: components['schemas']['ClusterMemberView'][];
-      /** @description the most recent first: build, heal and scaling events with their reasons */
+      /** @description the most recent first: build, heal, scaling and update events with their reasons */
       events: components['schemas']['ClusterEventView'][];
       placement: components['schemas']['ClusterPlacementView'];
       /** Format: date-time */
@@ -1532,15 +1564,60 @@ export interface components {
       /** @example Stack creation started */
       message: string;
     };
+    CreateClusterFromInstanceDto: {
+      name: string;
+      /** @description member size: flavor id or name, from GET /v1/flavors */
+      flavor: string;
+      /**
+       * @description members always running; 3 gives high availability
+       * @default 1
+       */
+      min_size?: number;
+      /**
+       * @description peak members; at least min_size
+       * @default 5
+       */
+      max_size?: number;
+      /** @description private network of the members, from GET /v1/networks */
+      backend_network_id: string;
+      /** @description the network's subnet (`<network id>-subnet`); derived from backend_network_id when omitted */
+      backend_subnet_id?: string;
+      /** @description SSH keypair name, from GET /v1/keypairs */
+      key_name: string;
+      /** @description public name of the balancer (a label gets the domain suffix); generated when omitted */
+      dnsName?: string;
+      /**
+       * @description CPU fraction that adds a member
+       * @default 0.7
+       */
+      scale_out_threshold?: number;
+      /**
+       * @description CPU fraction that removes a member; below scale_out_threshold
+       * @default 0.2
+       */
+      scale_in_threshold?: number;
+      /** @description shell script every member runs at its first boot */
+      user_data?: string;
+      /**
+       * Format: uuid
+       * @description a running (ACTIVE) instance of your project, not yet a member of a cluster: the first member, as it runs
+       */
+      instance_id: string;
+      /** @description the port the instance serves on (its `port`), which is the balancer's port and every member's application port; defaults to it and may not differ */
+      port?: number;
+    };
     ClusterView: {
       id: string;
       name: string;
       /** @enum {string} */
-      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
-      /** @description why the cluster is *_FAILED */
+      status: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+      /** @description why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec) */
       status_reason: string | null;
       progress: components['schemas']['ClusterProgressView'];
+      /** @description what new members boot from; for a cluster made from an instance, the snapshot image of it */
       image_id: string;
+      /** @description the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image */
+      source_instance_id: string | null;
       flavor_id: string;
       backend_network_id: string;
       backend_subnet_id: string;
@@ -1554,16 +1631,47 @@ export interface components {
       desired_size: number;
       scale_out_threshold: number;
       scale_in_threshold: number;
+      /** @description the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time */
+      spec_generation: number;
       load_balancer: components['schemas']['ClusterLoadBalancerView'];
       /** @description oldest first */
       members: components['schemas']['ClusterMemberView'][];
-      /** @description the most recent first: build, heal and scaling events with their reasons */
+      /** @description the most recent first: build, heal, scaling and update events with their reasons */
       events: components['schemas']['ClusterEventView'][];
       placement: components['schemas']['ClusterPlacementView'];
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+    };
+    UpdateClusterDto: {
+      name?: string;
+      /** @description image (or snapshot) id or name; a change replaces the members one at a time (rolling update) */
+      image?: string;
+      /** @description flavor id or name; a change replaces the members one at a time (rolling update) */
+      flavor?: string;
+      /** @description members always running */
+      min_size?: number;
+      /** @description peak members; at least min_size */
+      max_size?: number;
+      /** @description members to keep now, within min_size..max_size; when left out, the current one brought within them. The autoscaler moves it again after its cooldown */
+      desired_size?: number;
+      /** @description CPU fraction that adds a member */
+      scale_out_threshold?: number;
+      /** @description CPU fraction that removes a member; below scale_out_threshold */
+      scale_in_threshold?: number;
+      /** @description SSH keypair name; a change replaces the members one at a time (rolling update) */
+      key_name?: string;
+      /** @description shell script every new member runs at its first boot; a change replaces the members one at a time */
+      user_data?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      port?: number;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      dnsName?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      backend_network_id?: string;
+      /** @description accepted only as it is (the same value); a change is refused with 400: create a new cluster for another */
+      backend_subnet_id?: string;
     };
     JwksView: {
       /** @description JSON Web Keys (RFC 7517): kty, n, e, kid, use, alg */
@@ -6083,7 +6191,7 @@ export interface operations {
         /** @description Only the items with exactly this name */
         name?: string;
         /** @description Only the items in this status */
-        status?: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
+        status?: 'CREATE_IN_PROGRESS' | 'CREATE_COMPLETE' | 'CREATE_FAILED' | 'UPDATE_IN_PROGRESS' | 'UPDATE_COMPLETE' | 'UPDATE_FAILED' | 'DELETE_IN_PROGRESS' | 'DELETE_FAILED';
       };
       header?: {
         /** @description The ETag of an earlier answer: 304 and no body when it is still current. With ?wait=, what a long poll waits to change. */
@@ -6275,6 +6383,136 @@ export interface operations {
       };
     };
   };
+  Clusters_createFromInstance: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A key of your choosing (1 to 255 visible ASCII characters, e.g. a UUID) that makes a retried create safe: the same key and body within 24 h answer the first response again (passwords replaced by a note: they are issued once) instead of creating twice. Scoped to your project and credential kind. */
+        'Idempotency-Key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateClusterFromInstanceDto'];
+      };
+    };
+    responses: {
+      /** @description stack creation started: status CREATE_IN_PROGRESS, the instance linked as the first member */
+      201: {
+        headers: {
+          /** @description With an Idempotency-Key: `true` when this is the kept answer of an earlier request with the same key and body, `false` on the first */
+          'Idempotent-Replayed'?: 'true' | 'false';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterCreatedView'];
+        };
+      };
+      /** @description invalid field (named in the message), as POST /v1/clusters; `image` sent; `port` other than the instance's; `backend_network_id` other than the instance's network; or a malformed Idempotency-Key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description instance_id is another project's instance */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such instance */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the instance is not ACTIVE, or already a member of a cluster; or the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the Idempotency-Key was first used with another body or route */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
   Clusters_get: {
     parameters: {
       query?: never;
@@ -6335,6 +6573,124 @@ export interface operations {
       };
       /** @description no such cluster */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description code rate_limited: the rate limit of the API key or of its project is exceeded; retry after the seconds in Retry-After (also error.retry_after) */
+      429: {
+        headers: {
+          /** @description seconds to wait before retrying */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description unexpected error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description PostgreSQL or Redis is out of reach (the message names it), or the api is shutting down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+    };
+  };
+  Clusters_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateClusterDto'];
+      };
+    };
+    responses: {
+      /** @description update started: status UPDATE_IN_PROGRESS (unchanged when nothing changes) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClusterView'];
+        };
+      };
+      /** @description invalid field (named in the message): the same rules as create, desired_size outside min_size..max_size, or a change of port, dnsName, backend_network_id or backend_subnet_id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description missing or invalid x-api-key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description another project's cluster */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description no such cluster */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the cluster is being built, failed to build, or is being deleted (CREATE_IN_PROGRESS, CREATE_FAILED, DELETE_IN_PROGRESS, DELETE_FAILED) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is over the size limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorEnvelopeView'];
+        };
+      };
+      /** @description the body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

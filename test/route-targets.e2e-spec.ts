@@ -1,6 +1,6 @@
 import { EDGE_CHANNEL, GatewayRoute, isForeignKeyViolation, ManagedDatabase } from '@stratus/core';
 import { createTenant, saveBareInstance, testConfig, testDataSource, waitFor } from '@stratus/testing';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
@@ -114,6 +114,28 @@ describe('a route and its target', () => {
     await db.query(`UPDATE managed_databases SET status = 'deleting' WHERE id = $1`, [server.id]);
     expect(await refusal(route(key, ip))).toBe('refused');
     await db.query('DELETE FROM managed_databases WHERE id = $1', [server.id]);
+    expect(await routeExists(second.id)).toBe(false);
+  });
+
+  it("reaches a cluster's address (a route moved to the balancer of a cluster made from its instance) while the cluster holds it, and goes with it", async () => {
+    const ip = address();
+    const [{ id }] = await db.query(
+      `INSERT INTO clusters (project_id, user_id, name, image_id, flavor_id, network_id, subnet_id, key_name, port, dns_name, min_size, max_size, desired_size,
+                             scale_out_threshold, scale_in_threshold, status, address)
+       VALUES ($1, 'u', 'route', 'plain', 'm1.small', 'private', 'private-subnet', 'default', 3000, $2, 1, 1, 1, 0.7, 0.2, 'CREATE_COMPLETE', $3) RETURNING id`,
+      [projectId, `route-${randomInt(1, 1e9)}.localhost`, ip],
+    );
+    const key = `cluster-${id}`;
+    expect(await refusal(route(key, address()))).toBe('refused');
+    expect(await refusal(route(`cluster-${randomUUID()}`, ip))).toBe('refused');
+    const first = await route(key, ip);
+    await db.query('UPDATE clusters SET address = NULL WHERE id = $1', [id]);
+    expect(await routeExists(first.id)).toBe(false);
+    await db.query('UPDATE clusters SET address = $2 WHERE id = $1', [id, ip]);
+    const second = await route(key, ip);
+    await db.query(`UPDATE clusters SET status = 'DELETE_IN_PROGRESS' WHERE id = $1`, [id]);
+    expect(await refusal(route(key, ip))).toBe('refused');
+    await db.query('DELETE FROM clusters WHERE id = $1', [id]);
     expect(await routeExists(second.id)).toBe(false);
   });
 

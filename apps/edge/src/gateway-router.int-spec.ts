@@ -353,6 +353,25 @@ describe('GatewayRouter', () => {
     expect(logged.slice(quietSince)).toEqual([]);
   });
 
+  it('a route that changes only its target sends new connections there and keeps its open ones where they were', async () => {
+    const [one, two] = [await namedTarget('one'), await namedTarget('two')];
+    const port = range.from + 7;
+    const first = route(port, one);
+    expect(await router.apply([first])).toEqual({ [port]: 'ok' });
+    const open = connect({ host: '127.0.0.1', port });
+    open.on('error', () => undefined);
+    open.write('hi\n');
+    expect(String((await once(open, 'data'))[0])).toBe('one: hi\n');
+
+    expect(await router.apply([{ ...first, targetPort: two }])).toEqual({ [port]: 'ok' });
+    expect(await knock(port)).toBe('two: knock\n');
+    // Not cut: a take-down would have closed it.
+    open.write('still\n');
+    expect(String((await once(open, 'data'))[0])).toBe('one: still\n');
+    open.destroy();
+    expect(await router.apply([])).toEqual({});
+  });
+
   it('leaves out a port something else held when it started, and says so for a route on it', async () => {
     const taken = range.to;
     await router.close();

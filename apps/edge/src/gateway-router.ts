@@ -46,6 +46,8 @@ export class GatewayRouter {
   private taken: number[] = [];
   /** Each serving port's route, by `keyOf`: a route whose key changed is taken down and set up again. */
   private readonly applied = new Map<number, string>();
+  /** Where each applied port's route sends connections now: a route that changes only there is moved in place (`retarget`). */
+  private readonly targets = new Map<number, Pick<RouteSpec, 'targetIp' | 'targetPort'>>();
   /** The last routes asked for: what a restart after a crash serves again. */
   private routes: RouteSpec[] = [];
   private closed = false;
@@ -100,6 +102,7 @@ export class GatewayRouter {
       const wanted = new Map(routes.map((r) => [r.port, r]));
       for (const [port, applied] of this.applied) {
         const next = wanted.get(port);
+        if (next && keyOf(next) !== applied && applied === keyOf({ ...next, ...this.targets.get(port) }) && (await this.retarget(next))) continue;
         if (!next || keyOf(next) !== applied) await this.takeDown(port);
       }
       const results: Record<number, string> = {};
@@ -196,12 +199,35 @@ export class GatewayRouter {
       }
       if (unexpected.length) throw new Error(unexpected.join(' '));
       this.applied.set(route.port, keyOf(route));
+      this.targets.set(route.port, { targetIp: route.targetIp, targetPort: route.targetPort });
       return 'ok';
     } catch (err) {
       // Back to paused, whatever part was done.
       await this.takeDown(route.port);
       return `haproxy: ${err instanceof Error ? err.message : String(err)}`;
     }
+  }
+
+  /**
+   * The same route (id, port, certificate) to another target: new
+   * connections go there from now on, and the open ones stay with the
+   * target they reached (the route's own, and its project's: a route is
+   * moved in place only when its target becomes the balancer of a cluster
+   * made of that target), so the port never refuses and nothing is cut.
+   * False when HAProxy would not: the route is then taken down and set up.
+   */
+  private async retarget(route: RouteSpec): Promise<boolean> {
+    const n = gatewayNames(route.port);
+    if (isIP(route.targetIp) === 0 || !Number.isInteger(route.targetPort) || route.targetPort < 1 || route.targetPort > 65535) return false;
+    try {
+      const addr = await this.haproxy.command(`set server ${n.server} addr ${route.targetIp} port ${route.targetPort}`);
+      if (!/changed|no need to change/.test(addr)) return false;
+    } catch {
+      return false;
+    }
+    this.applied.set(route.port, keyOf(route));
+    this.targets.set(route.port, { targetIp: route.targetIp, targetPort: route.targetPort });
+    return true;
   }
 
   /** Swaps the port's certificate file in HAProxy's memory for the route's. */

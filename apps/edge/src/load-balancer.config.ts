@@ -1,4 +1,4 @@
-import { HEALTH_CHECK_DEFAULTS, ListenerSpec } from '@stratus/providers';
+import { ANY_HOST, HEALTH_CHECK_DEFAULTS, ListenerSpec } from '@stratus/providers';
 import { LONG_LIVED_TCP, tcpProxyGlobal } from './haproxy.config';
 
 /** The load-balancer HAProxy's names, used in its configuration and in runtime commands alike. */
@@ -45,8 +45,11 @@ const JSON_TYPE = 'content-type "application/json; charset=utf-8"';
 export function renderBalancerConfig({ address, port, listeners, threads, socket, runAs }: BalancerSettings): string {
   const http = listeners[0]?.protocol === 'http';
   const bind = `${address}:${port}`;
+  const names = (l: ListenerSpec) => (l.hosts ?? []).filter((h) => h !== ANY_HOST);
+  // Names no listener has go to the one with ANY_HOST (the router lets only one have it), else 404.
+  const catchAll = listeners.find((l) => l.hosts?.includes(ANY_HOST));
   const backends = listeners.map((l) => {
-    const check = l.check.kind === 'http' ? `  option httpchk\n  http-check send meth GET uri ${l.check.path}${http && l.hosts?.[0] ? ` hdr host ${l.hosts[0]}` : ''}\n` : '';
+    const check = l.check.kind === 'http' ? `  option httpchk\n  http-check send meth GET uri ${l.check.path}${http && names(l)[0] ? ` hdr host ${names(l)[0]}` : ''}\n` : '';
     return `backend ${balancerNames.backend(l.id)}
   balance ${http ? 'roundrobin' : 'leastconn'}
 ${http ? '  option forwardfor\n' : ''}${check}`;
@@ -57,8 +60,8 @@ ${http ? '  option forwardfor\n' : ''}${check}`;
   http-request return status 400 ${JSON_TYPE} string ${envelope('bad_request', 'the request has no Host header')} unless { req.hdr(host) -m found }
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub(\\.$,)
   http-request disable-l7-retry unless { method GET HEAD OPTIONS PUT DELETE }
-${listeners.map((l) => `  use_backend ${balancerNames.backend(l.id)} if { var(txn.host) -m str ${(l.hosts ?? []).join(' ') || '-'} }`).join('\n')}
-  default_backend unknown_host
+${listeners.map((l) => `  use_backend ${balancerNames.backend(l.id)} if { var(txn.host) -m str ${names(l).join(' ') || '-'} }`).join('\n')}
+  default_backend ${catchAll ? balancerNames.backend(catchAll.id) : 'unknown_host'}
 backend unknown_host
   http-request return status 404 ${JSON_TYPE} string ${envelope('not_found', 'no load balancer serves this host name')}
 `

@@ -3,6 +3,7 @@ import { AppConfig, ConfigModule, CoreModule, DatabaseModule, IdempotencyKeys, L
 import { ProvidersModule, shadowedByWildcard } from '@stratus/providers';
 import { OutboxService, QueueModule } from '@stratus/queue';
 import { CatalogSync } from './catalog/catalog.sync';
+import { ClusterAdoption } from './clusters/cluster-adoption';
 import { ClusterMembers } from './clusters/cluster-members';
 import { ClustersProcessor } from './clusters/clusters.processor';
 import { ClustersAutoscaler } from './clusters/clusters.autoscaler';
@@ -47,6 +48,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
     HostListeners,
     HostsReconciler,
     ClusterMembers,
+    ClusterAdoption,
     ClustersReconciler,
     ClustersAutoscaler,
     ClustersProcessor,

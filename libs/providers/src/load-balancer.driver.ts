@@ -27,14 +27,20 @@ export const HEALTH_CHECK_DEFAULTS = { intervalMs: 2_000, fall: 3, rise: 2 } as 
 /**
  * A named listener: an address and port, TCP or HTTP by Host. Several HTTP
  * listeners may share an address and port, each with its own names; a
- * request whose Host is none of them is answered 404 by the balancer.
+ * request whose Host is none of them is answered 404 by the balancer,
+ * unless one of them has ANY_HOST among its names: that one takes them.
  */
 export interface ListenerSpec {
   id: string;
   address: string;
   port: number;
   protocol: 'tcp' | 'http';
-  /** For `http`: the Host names (lower case, no port) this listener's pool serves. */
+  /**
+   * For `http`: the Host names (lower case, no port) this listener's pool
+   * serves; ANY_HOST also every name no other listener on its address and
+   * port has (a balancer whose address is its own, reached under names it
+   * cannot know: a gateway route forwards the client's Host as it came).
+   */
   hosts?: string[];
   /**
    * For `tcp`: the listener terminates TLS with this certificate (the id of a
@@ -106,6 +112,9 @@ export interface LoadBalancerDriver {
 
 export const LOAD_BALANCER_DRIVER = Symbol('LOAD_BALANCER_DRIVER');
 
+/** The Host name that stands for every name no other listener on the address and port has. */
+export const ANY_HOST = '*';
+
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HOST = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 /** One word of an HTTP request line, as a balancer puts it in its check. */
@@ -116,7 +125,7 @@ export function invalidListener(l: ListenerSpec): string | null {
   if (!ID.test(l.id)) return `invalid listener id ${JSON.stringify(l.id)}`;
   if (isIP(l.address) === 0 || !Number.isInteger(l.port) || l.port < 1 || l.port > 65535) return `invalid listener address ${l.address}:${l.port}`;
   if (l.protocol !== 'tcp' && l.protocol !== 'http') return `invalid protocol ${JSON.stringify(l.protocol)}`;
-  if (l.protocol === 'http' && !(l.hosts ?? []).every((h) => HOST.test(h))) return 'invalid host name';
+  if (l.protocol === 'http' && !(l.hosts ?? []).every((h) => h === ANY_HOST || HOST.test(h))) return 'invalid host name';
   if (l.check.kind !== 'connect' && l.check.kind !== 'http') return `invalid health check ${JSON.stringify(l.check.kind)}`;
   if (l.check.kind === 'http' && !CHECK_PATH.test(l.check.path ?? '')) return 'invalid health check path';
   if (l.tls !== undefined) {

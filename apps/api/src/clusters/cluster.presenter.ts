@@ -89,14 +89,21 @@ export class ClusterView {
   @ApiProperty({ enum: CLUSTER_STATUSES })
   status: ClusterStatus;
 
-  @ApiProperty({ type: String, nullable: true, description: 'why the cluster is *_FAILED' })
+  @ApiProperty({ type: String, nullable: true, description: 'why the cluster is *_FAILED (an UPDATE_FAILED cluster still serves on the members of its previous spec)' })
   status_reason: string | null;
 
   @ApiProperty({ type: ClusterProgressView })
   progress: ClusterProgressView;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'what new members boot from; for a cluster made from an instance, the snapshot image of it' })
   image_id: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the running instance the cluster was made from (POST /v1/clusters/from-instance), its first member; null for a cluster built from an image',
+  })
+  source_instance_id: string | null;
 
   @ApiProperty()
   flavor_id: string;
@@ -134,13 +141,18 @@ export class ClusterView {
   @ApiProperty()
   scale_in_threshold: number;
 
+  @ApiProperty({
+    description: "the member definition's version (image, flavor, key_name, user_data): an update that changes it replaces every member of another, one at a time",
+  })
+  spec_generation: number;
+
   @ApiProperty({ type: ClusterLoadBalancerView })
   load_balancer: ClusterLoadBalancerView;
 
   @ApiProperty({ type: [ClusterMemberView], description: 'oldest first' })
   members: ClusterMemberView[];
 
-  @ApiProperty({ type: [ClusterEventView], description: 'the most recent first: build, heal and scaling events with their reasons' })
+  @ApiProperty({ type: [ClusterEventView], description: 'the most recent first: build, heal, scaling and update events with their reasons' })
   events: ClusterEventView[];
 
   @ApiProperty({ type: ClusterPlacementView })
@@ -176,6 +188,7 @@ export function presentCluster({ cluster: c, members, events }: ClusterState, ed
     status_reason: c.statusReason,
     progress: { healthy: up, desired: c.desiredSize, summary: `${up}/${c.desiredSize}`, step: c.step },
     image_id: c.imageId,
+    source_instance_id: c.sourceInstanceId,
     flavor_id: c.flavorId,
     backend_network_id: c.networkId,
     backend_subnet_id: c.subnetId,
@@ -188,6 +201,7 @@ export function presentCluster({ cluster: c, members, events }: ClusterState, ed
     desired_size: c.desiredSize,
     scale_out_threshold: c.scaleOutThreshold,
     scale_in_threshold: c.scaleInThreshold,
+    spec_generation: c.specGeneration,
     load_balancer: { address: c.address, port: c.port },
     members: members.map((m) => ({
       instance_id: m.instanceId,

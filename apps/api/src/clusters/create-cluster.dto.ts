@@ -8,7 +8,7 @@ import { Omittable, OptionalInt, OptionalString, RequiredString } from '../http/
 export const MAX_CLUSTER_SIZE = 20;
 
 /** A CPU fraction: a number from 0 to 1. */
-const OptionalFraction = () => applyDecorators(Omittable(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(0), Max(1));
+export const OptionalFraction = () => applyDecorators(Omittable(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(0), Max(1));
 
 /** SPEC.md's cluster create fields, under their names; the rules between fields are the cluster's life's (ClusterLifecycle). */
 export class CreateClusterDto implements NewCluster {

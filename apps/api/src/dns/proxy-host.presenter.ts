@@ -9,8 +9,16 @@ export class ProxyHostView {
   @ApiProperty({ description: 'the public name' })
   domain: string;
 
-  @ApiProperty()
-  instanceId: string;
+  @ApiProperty({ type: String, nullable: true, description: 'the instance it forwards to; null once it moved to a cluster (`clusterId`)' })
+  instanceId: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "the cluster whose load balancer it forwards to (it moved there when the cluster was made from its instance, POST /v1/clusters/from-instance); null for an instance's",
+  })
+  clusterId: string | null;
 
   @ApiProperty()
   forwardPort: number;
@@ -42,6 +50,7 @@ export function presentProxyHost(p: ProxyHost, httpPort: number): ProxyHostView 
     id: p.id,
     domain: p.hostname,
     instanceId: p.instanceId,
+    clusterId: p.clusterId,
     forwardPort: p.forwardPort,
     url: `http://${p.hostname}${httpPort === 80 ? '' : `:${httpPort}`}/`,
     project_id: p.projectId,

@@ -3,13 +3,13 @@ import { clusterListener, dnsListener, listenerAsWanted, MEMBER_CHECK } from './
 describe('a cluster on the load-balancer driver', () => {
   const cluster = { id: '0b4c6a52-3f7e-4a33-8f07-9a3e7d1f2c11', port: 8080, dnsName: 'web-0b4c6a52.localhost', address: '127.80.0.9' };
 
-  it('listens on its own address and port, by its address and its dnsName, with the members check', () => {
+  it('listens on its own address and port, by its address, its dnsName and any other name, with the members check', () => {
     expect(clusterListener(cluster)).toEqual({
       id: `cluster-${cluster.id}`,
       address: '127.80.0.9',
       port: 8080,
       protocol: 'http',
-      hosts: ['127.80.0.9', 'web-0b4c6a52.localhost'],
+      hosts: ['127.80.0.9', 'web-0b4c6a52.localhost', '*'],
       check: MEMBER_CHECK,
     });
   });

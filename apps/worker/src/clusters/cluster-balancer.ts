@@ -1,5 +1,5 @@
 import { Cluster } from '@stratus/core';
-import { HealthCheckSpec, ListenerSpec } from '@stratus/providers';
+import { ANY_HOST, HealthCheckSpec, ListenerSpec } from '@stratus/providers';
 import { OneBackendListener } from '../gateway/one-backend-listener';
 
 /** A cluster's balancer: an HTTP listener on the cluster's own address and port, its members the pool. */
@@ -23,12 +23,16 @@ export const MEMBER_CHECK: HealthCheckSpec = { kind: 'connect', intervalMs: 250,
 
 /**
  * HTTP, by Host: the cluster's address (a client that calls it by address)
- * and its dnsName (what the edge's HTTP listener forwards). HTTP rather than
- * TCP so the balancer can send a request again, on another member, when the
- * member it went to died before answering.
+ * and its dnsName (what the edge's HTTP listener forwards), and any other
+ * name: the address is the cluster's alone, so every request that reaches
+ * it is the cluster's, under whatever name the client used (a gateway route
+ * forwards the client's Host as it came, a proxy host moved from the
+ * instance the cluster was made from its own). HTTP rather than TCP so the
+ * balancer can send a request again, on another member, when the member it
+ * went to died before answering.
  */
 export function clusterListener(c: Pick<Cluster, 'id' | 'port' | 'dnsName'> & { address: string }): ListenerSpec {
-  return { id: clusterListenerId(c.id), address: c.address, port: c.port, protocol: 'http', hosts: [c.address, c.dnsName], check: MEMBER_CHECK };
+  return { id: clusterListenerId(c.id), address: c.address, port: c.port, protocol: 'http', hosts: [c.address, c.dnsName, ANY_HOST], check: MEMBER_CHECK };
 }
 
 /**

@@ -11,6 +11,9 @@ export interface ObservedMember {
   statusReason: string | null;
   address: string | null;
   specGeneration: number;
+  /** What its instance was booted from, to say what a rolling update changed. */
+  imageId: string;
+  flavorId: string;
   createdAt: Date;
   /** Something of it runs on the provider. */
   running: boolean;
@@ -31,7 +34,8 @@ export interface MembersSeen {
 }
 
 const MEMBERS = `SELECT m.instance_id AS "instanceId", m.spec_generation AS "specGeneration", m.created_at AS "createdAt",
-                        i.status AS "instanceStatus", i.status_reason AS "statusReason", host(i.address) AS address
+                        i.status AS "instanceStatus", i.status_reason AS "statusReason", host(i.address) AS address,
+                        i.image_id AS "imageId", i.flavor_id AS "flavorId"
                    FROM cluster_members m JOIN instances i ON i.id = m.instance_id`;
 
 /**

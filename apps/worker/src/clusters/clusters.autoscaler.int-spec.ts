@@ -136,4 +136,22 @@ describe('ClustersAutoscaler', () => {
     expect((await ds.getRepository(Cluster).findOneByOrFail({ id })).status).toBe('CREATE_COMPLETE');
     expect(await windowOf(busy.memberIds[0])).toBeNull();
   });
+
+  it('leaves alone a cluster whose members are of an older spec (a rolling update replaces them first), and scales it once they are not', async () => {
+    const { id, memberIds } = await cluster('UPDATE_FAILED', 2);
+    // Its spec moved on: the members still hold spec 1.
+    await ds.query(`UPDATE clusters SET spec_generation = 2 WHERE id = $1`, [id]);
+    for (const m of memberIds) load.set(m, 0.9);
+    // Readings 800 ms apart: the window (4 s) is full after five, and stays so.
+    for (let i = 0; i < 8; i++) await tick(800);
+    const [row] = await ds.query(`SELECT status, desired_size AS "desiredSize" FROM clusters WHERE id = $1`, [id]);
+    expect(row).toEqual({ status: 'UPDATE_FAILED', desiredSize: 2 });
+    const decision = await fresh().look(await ds.getRepository(Cluster).findOneByOrFail({ id }));
+    expect(decision).toMatchObject({ action: 'none', reason: expect.stringContaining('older spec') });
+
+    // Once they are of the cluster's spec, a failed update's cluster scales as any at rest.
+    await ds.query(`UPDATE cluster_members SET spec_generation = 2 WHERE cluster_id = $1`, [id]);
+    await tick(800);
+    expect(await ds.getRepository(Cluster).findOneByOrFail({ id })).toMatchObject({ status: 'UPDATE_IN_PROGRESS', desiredSize: 3 });
+  });
 });

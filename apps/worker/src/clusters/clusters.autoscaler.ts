@@ -24,8 +24,12 @@ interface SampledMember {
   cpu: CpuWindow | null;
 }
 
-/** Only a cluster at rest is scaled: a build, heal or earlier scale under way finishes first. */
-const AT_REST = ['CREATE_COMPLETE', 'UPDATE_COMPLETE'] as const;
+/**
+ * Only a cluster at rest is scaled: a build, heal, update or earlier scale
+ * under way finishes first. A failed update leaves the members of the
+ * previous spec serving, and the cluster scales on them.
+ */
+const AT_REST = ['CREATE_COMPLETE', 'UPDATE_COMPLETE', 'UPDATE_FAILED'] as const;
 
 /**
  * Autoscaling on measured CPU. Every CLUSTER_AUTOSCALE_INTERVAL_MS (a
@@ -72,6 +76,13 @@ export class ClustersAutoscaler {
   async look(cluster: Cluster): Promise<ScalingDecision> {
     const policy = this.policyOf(cluster);
     const windows = await this.sample(cluster.id, policy.windowMs);
+    // Members of another spec than the cluster's are a rolling update's to replace (one member beyond
+    // desired_size while it runs): a scaling decision meanwhile would fight it over the size.
+    const [{ mixed }] = await this.dataSource.query(`SELECT EXISTS (SELECT 1 FROM cluster_members WHERE cluster_id = $1 AND spec_generation <> $2) AS mixed`, [
+      cluster.id,
+      cluster.specGeneration,
+    ]);
+    if (mixed) return { action: 'none', desired: cluster.desiredSize, reason: 'members of an older spec remain: a rolling update replaces them first' };
     const now = Date.now();
     const decision = decideScaling({
       policy,

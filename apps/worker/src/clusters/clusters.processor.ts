@@ -26,7 +26,9 @@ import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { clusterAddressKey, clusterDnsListenerId, clusterListener, clusterListenerId, dnsListener, listenerAsWanted } from './cluster-balancer';
+import { ClusterAdoption } from './cluster-adoption';
 import { ClusterMembers, ObservedMember } from './cluster-members';
+import { planRollout, RolloutInput, rolloutStepText, RolloutStep, surgeOf } from './cluster-rollout';
 
 /**
  * A cluster waiting on a member (booting, or not yet passing its check) is
@@ -37,6 +39,9 @@ const MEMBER_RECHECK: RecheckDelays = { share: 0.25, minMs: 100, maxMs: 1_000 };
 
 /** The statuses in which a converge job works; COMPLETE is its end, everything else is someone else's. */
 const CONVERGING: ClusterStatus[] = ['CREATE_IN_PROGRESS', 'UPDATE_IN_PROGRESS'];
+
+/** A build has no rollout: every member is of its first spec. */
+const NO_ROLLOUT: RolloutStep = { action: 'none' };
 
 /** The transaction that would link a member found the cluster had enough, or had moved on. */
 class MemberNotWanted extends Error {}
@@ -64,6 +69,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     private readonly instances: InstanceLifecycle,
     private readonly members: ClusterMembers,
     private readonly hosts: HostListeners,
+    private readonly adoption: ClusterAdoption,
     @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
   ) {
@@ -105,6 +111,10 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     // A member that failed to boot during the build fails the build (its image or user_data is at fault); any other loss is replaced.
     const failed = building ? members.find((m) => m.instanceStatus === 'ERROR') : undefined;
     if (failed) return this.failBuild(id, generation, `member ${failed.instanceId} ${failed.lost}`);
+    // A rolling update (cluster-rollout.ts): members of an older spec replaced one at a time, one new member beyond desired_size.
+    const rollout = building ? NO_ROLLOUT : planRollout(this.rolloutInput(cluster, members, listener));
+    if (rollout.action === 'fail') return this.failUpdate(cluster, rollout, members);
+    const size = cluster.desiredSize + surgeOf(rollout);
     const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
     for (const m of members.filter((m) => m.lost && m.instanceStatus !== 'DELETING')) {
       if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
@@ -113,7 +123,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     }
     const all = members.filter((m) => !m.lost);
     // A scale-in takes one member out at a time: drained first, its instance deleted once the balancer let it go.
-    const leaving = all.length > cluster.desiredSize ? this.memberToRemove(cluster, all, listener) : null;
+    const leaving = rollout.action === 'replace' ? (all.find((m) => m.instanceId === rollout.old) ?? null) : all.length > size ? this.memberToRemove(cluster, all, listener) : null;
     const live = all.filter((m) => m !== leaving);
     // Backends of no live member (one lost meanwhile, or an instance gone with its link) leave the pool.
     const wanted = new Set(live.filter((m) => m.address).map((m) => `${m.address}:${cluster.port}`));
@@ -133,25 +143,28 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     const healthy = live.filter((m) => !m.building && m.health === 'up').length;
     if (pending) {
       const n = live.indexOf(pending) + 1;
-      await this.setStep(
-        at,
-        `member ${n} of ${cluster.desiredSize} (${pending.instanceId}): ${pending.building ? 'booting' : `waiting for port ${cluster.port} to answer the health check`}`,
-      );
+      const doing = pending.building ? 'booting' : `waiting for port ${cluster.port} to answer the health check`;
+      await this.setStep(at, rolloutStepText(rollout, doing) ?? `member ${n} of ${cluster.desiredSize} (${pending.instanceId}): ${doing}`);
       throw new NotReadyYet(id);
     }
-    if (live.length < cluster.desiredSize) {
+    // Made from an instance: its URL moves to the balancer and its snapshot is made before any other member (cluster-adoption.ts).
+    const adoption = await withDriverErrors(() => this.adoption.prepare(at, live), fail);
+    if (adoption !== null) return fail(adoption);
+    if (live.length < size) {
       let made: string | null;
       try {
-        made = await this.addMember(at, principal);
+        made = await this.addMember(at, principal, surgeOf(rollout));
       } catch (err) {
         // Members are the project's instances and count against its quota: a build that cannot
         // have them fails with the quota's words; a heal or growth waits, saying why, until one is freed.
         if (!(err instanceof QuotaExceeded)) throw err;
         if (building) return this.failBuild(id, generation, err.message);
+        // A rolling update needs room for one member more than it keeps: without it, it cannot replace any.
+        if (rollout.action === 'surge') return this.failUpdate(cluster, { reason: `no room for the new member: ${err.message}`, failed: [] }, members);
         await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize}: waiting, ${err.message}`);
         throw new NotReadyYet(id);
       }
-      if (made) await this.setStep(at, `member ${live.length + 1} of ${cluster.desiredSize} (${made}): booting`);
+      if (made) await this.setStep(at, rolloutStepText(rollout, made) ?? `member ${live.length + 1} of ${cluster.desiredSize} (${made}): booting`);
       throw new NotReadyYet(id);
     }
     if (leaving) {
@@ -159,11 +172,17 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       const backend = leaving.address ? listener?.backends.find((b) => b.address === leaving.address && b.port === cluster.port) : undefined;
       if (backend) {
         if (backend.state !== 'removing') await this.members.removeBackend(id, { address: backend.address, port: backend.port });
-        await this.setStep(at, `removing member ${leaving.instanceId}: draining (${backend.connections} connection(s) open)`);
+        const draining = `draining (${backend.connections} connection(s) open)`;
+        await this.setStep(at, rolloutStepText(rollout, draining) ?? `removing member ${leaving.instanceId}: ${draining}`);
         throw new NotReadyYet(id);
       }
       await this.instances.delete(leaving.instanceId, principal);
       this.logger.log({ cluster: id, member: leaving.instanceId }, 'member drained and removed');
+      if (rollout.action === 'replace') {
+        await this.event(id, 'update', `member ${leaving.instanceId} replaced${rollout.by ? ` by ${rollout.by}` : ''}: ${whatChanged(cluster, leaving)}`);
+        // The next run boots the next new member, or finds none old left and completes.
+        throw new NotReadyYet(id);
+      }
       // More than one too many (a size lowered by hand): the next run drains the next.
       if (live.length > cluster.desiredSize) throw new NotReadyYet(id);
     }
@@ -196,10 +215,77 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
           createdAt: m.createdAt.getTime(),
           ready: !m.building && m.health === 'up',
           connections: backend ? backend.connections : null,
+          // The instance the cluster was made from was the application before the cluster: a scale-in leaves it.
+          keep: m.instanceId === cluster.sourceInstanceId,
         };
       }),
     );
     return live.find((m) => m.instanceId === chosen) ?? live[live.length - 1];
+  }
+
+  // --- Rolling updates (cluster-rollout.ts decides; these observe and act) ---
+
+  private rolloutInput(cluster: Cluster, members: ObservedMember[], listener: ObservedListener | null): RolloutInput {
+    const backendOf = (m: ObservedMember) => (m.address ? listener?.backends.find((b) => b.address === m.address && b.port === cluster.port) : undefined);
+    return {
+      specGeneration: cluster.specGeneration,
+      desired: cluster.desiredSize,
+      now: Date.now(),
+      readyWithinMs: this.config.CLUSTER_BUILD_DEADLINE_MS,
+      // A member lost otherwise (its process exited, its instance deleted) is healed, not weighed.
+      members: members
+        .filter((m) => !m.lost || m.instanceStatus === 'ERROR')
+        .map((m) => {
+          const backend = backendOf(m);
+          return {
+            id: m.instanceId,
+            specGeneration: m.specGeneration,
+            createdAt: m.createdAt.getTime(),
+            ready: !m.building && m.health === 'up',
+            failed: m.instanceStatus === 'ERROR',
+            failure: m.statusReason,
+            connections: backend ? backend.connections : null,
+            leaving: backend?.state === 'removing' || backend?.state === 'draining',
+          };
+        }),
+    };
+  }
+
+  /**
+   * Ends a rolling update UPDATE_FAILED: the new members that failed are
+   * removed, and the cluster's member definition goes back to that of the
+   * members still serving (read from one of their instances), so healing
+   * and scaling go on building what is known to work. Those members take
+   * the new spec_generation: they are the cluster's spec again.
+   */
+  private async failUpdate(cluster: Cluster, failure: { reason: string; failed: string[] }, members: ObservedMember[]): Promise<void> {
+    const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
+    for (const m of members.filter((m) => failure.failed.includes(m.instanceId) && m.instanceStatus !== 'DELETING')) {
+      if (m.address) await this.members.removeBackend(cluster.id, { address: m.address, port: cluster.port });
+      await this.instances.delete(m.instanceId, principal);
+    }
+    const serving = members.filter((m) => !m.lost && m.specGeneration !== cluster.specGeneration).sort((a, b) => b.specGeneration - a.specGeneration);
+    const previous = serving[0];
+    const [spec]: Array<{ imageId: string; flavorId: string; keyName: string; userData: string | null }> = previous
+      ? await this.dataSource.query(`SELECT image_id AS "imageId", flavor_id AS "flavorId", keypair_name AS "keyName", user_data AS "userData" FROM instances WHERE id = $1`, [
+          previous.instanceId,
+        ])
+      : [];
+    const specGeneration = cluster.specGeneration + 1;
+    const kept = spec ? `; back to image ${spec.imageId}, flavor ${spec.flavorId}: the members of the previous spec keep serving` : '';
+    const moved = await this.dataSource.transaction(async (m) => {
+      const ok = await compareAndSet(m, CLUSTER_CAS, cluster.id, 'UPDATE_IN_PROGRESS', 'UPDATE_FAILED', cluster.generation, {
+        statusReason: `rolling update failed: ${failure.reason}`,
+        step: null,
+        ...(spec ? { ...spec, specGeneration } : {}),
+      });
+      if (!ok) return false;
+      if (spec)
+        await m.query(`UPDATE cluster_members SET spec_generation = $3 WHERE cluster_id = $1 AND spec_generation = $2`, [cluster.id, previous.specGeneration, specGeneration]);
+      await this.event(cluster.id, 'update', `rolling update failed: ${failure.reason}${kept}`, m);
+      return true;
+    });
+    if (moved) this.logger.warn({ cluster: cluster.id, reason: failure.reason }, 'cluster update failed');
   }
 
   /** The cluster's address from the network driver, written to the row; null when the row moved on meanwhile. */
@@ -227,10 +313,11 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   /**
    * Starts one member: an instance made as POST /v1/instances makes it, its
    * link written in the same transaction, which first locks the cluster row
-   * and counts: two runs racing (a redelivered job) never make two. Returns
-   * its id, or null when none was wanted after all.
+   * and counts: two runs racing (a redelivered job) never make two. `surge`
+   * is how many it may make beyond desired_size (a rolling update's one).
+   * Returns its id, or null when none was wanted after all.
    */
-  private async addMember(cluster: Cluster, principal: Principal): Promise<string | null> {
+  private async addMember(cluster: Cluster, principal: Principal, surge = 0): Promise<string | null> {
     try {
       const instance = await this.instances.create(
         {
@@ -250,7 +337,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
             `SELECT count(*)::int AS count FROM cluster_members cm JOIN instances i ON i.id = cm.instance_id WHERE cm.cluster_id = $1 AND i.status IN ('BUILD', 'ACTIVE')`,
             [cluster.id],
           );
-          if (count >= locked.desired_size) throw new MemberNotWanted();
+          if (count >= locked.desired_size + surge) throw new MemberNotWanted();
           await m.getRepository(ClusterMember).insert({ instanceId, clusterId: cluster.id, specGeneration: cluster.specGeneration });
         },
       );
@@ -270,16 +357,18 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     });
     if (!moved) return;
     this.logger.warn({ cluster: id, reason }, 'cluster build failed');
-    await this.removeMembers(id);
+    // The instance a cluster was made from was running before it: it stays, and serves its URL behind the balancer.
+    await this.removeMembers(id, true);
   }
 
-  /** Takes every member out of the balancer and deletes its instance; returns how many links remain. */
-  private async removeMembers(id: string): Promise<number> {
+  /** Takes every member (but the instance it was made from, with `keepSource`) out of the balancer and deletes its instance; returns how many links remain. */
+  private async removeMembers(id: string, keepSource = false): Promise<number> {
     const cluster = await this.dataSource.getRepository(Cluster).findOneBy({ id });
     if (!cluster) return 0;
     const { members } = await this.members.observe(cluster);
     const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
     for (const m of members) {
+      if (keepSource && m.instanceId === cluster.sourceInstanceId) continue;
       if (m.address) await this.members.removeBackend(id, { address: m.address, port: cluster.port });
       if (m.instanceStatus !== 'DELETING') await this.instances.delete(m.instanceId, principal);
     }
@@ -292,8 +381,9 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     const fail = (reason: string) =>
       compareAndSet(this.dataSource.manager, CLUSTER_CAS, id, 'DELETE_IN_PROGRESS', 'DELETE_FAILED', generation, { statusReason: reason, step: null });
     await withDriverErrors(async () => {
-      // The name goes first: nothing new is sent to a cluster on its way out.
+      // The name goes first: nothing new is sent to a cluster on its way out. So do the names and routes it took from an instance.
       await this.balancer.deleteListener(clusterDnsListenerId(id));
+      await this.adoption.release(cluster);
       const remaining = await this.removeMembers(id);
       if (remaining > 0) {
         await this.setStep(cluster, `removing members: ${remaining} left`);
@@ -316,4 +406,10 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   private async event(clusterId: string, kind: ClusterEventKind, reason: string, manager: EntityManager = this.dataSource.manager): Promise<void> {
     await manager.getRepository(ClusterEvent).insert({ clusterId, kind, reason });
   }
+}
+
+/** What a rolling update changed between an old member and the cluster's spec, for its events. */
+function whatChanged(cluster: Cluster, old: ObservedMember): string {
+  const changed = [old.imageId !== cluster.imageId ? 'image' : null, old.flavorId !== cluster.flavorId ? 'flavor' : null].filter((c) => c !== null);
+  return changed.length ? `${changed.join(' and ')} changed` : 'member definition changed';
 }

@@ -11,7 +11,7 @@ import { ClusterMembers } from './cluster-members';
 
 /**
  * Level-based watch over clusters. A cluster at rest (CREATE_COMPLETE,
- * UPDATE_COMPLETE) that lost a member (its process exited, its instance was
+ * UPDATE_COMPLETE, or UPDATE_FAILED: its members serve) that lost a member (its process exited, its instance was
  * deleted or failed) or has fewer than it should starts a heal: an
  * UPDATE_IN_PROGRESS with a converge job, which replaces members one at a
  * time while the others serve. A cluster being built, repaired or deleted
@@ -87,6 +87,7 @@ export class ClustersReconciler implements OnApplicationShutdown {
         return;
       case 'CREATE_COMPLETE':
       case 'UPDATE_COMPLETE':
+      case 'UPDATE_FAILED':
         return this.healIfNeeded(row);
       default:
         return;

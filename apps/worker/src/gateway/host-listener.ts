@@ -12,7 +12,8 @@ export interface ProxyHostTarget {
   id: string;
   hostname: string;
   forwardPort: number;
-  instanceId: string;
+  /** null for a cluster's proxy host, which forwards to the cluster's balancer. */
+  instanceId: string | null;
   /** null until the instance's create job has it assigned, and again once its delete gave it up. */
   address: string | null;
   instanceStatus: string;

@@ -8,8 +8,14 @@ import { makeOneBackend, OneBackendListener } from './one-backend-listener';
 /** How often one apply looks again when the proxy host changed while it made the listener; the next job or sweep does the rest. */
 const MAX_PASSES = 3;
 
-const TARGETS = `SELECT p.id, p.hostname, p.forward_port AS "forwardPort", p.instance_id AS "instanceId", host(i.address) AS address, i.status AS "instanceStatus"
-                 FROM proxy_hosts p JOIN instances i ON i.id = p.instance_id`;
+/**
+ * A proxy host of a cluster (one that moved from the instance the cluster
+ * was made from) forwards to the cluster's balancer: its address, and the
+ * cluster's port, which its forward_port holds.
+ */
+const TARGETS = `SELECT p.id, p.hostname, p.forward_port AS "forwardPort", p.instance_id AS "instanceId",
+                        COALESCE(host(i.address), host(c.address)) AS address, COALESCE(i.status, 'ACTIVE') AS "instanceStatus"
+                 FROM proxy_hosts p LEFT JOIN instances i ON i.id = p.instance_id LEFT JOIN clusters c ON c.id = p.cluster_id`;
 
 /**
  * Proxy hosts' listeners on the load-balancer driver, for the host jobs,

@@ -93,6 +93,30 @@ describe('instances on the fake provider', () => {
     }
   });
 
+  it('a create whose boot started after the delete had run removes what it built', async () => {
+    // Two slots: the delete runs while the create is inside the provider's create call.
+    const processor = w.get(InstancesProcessor);
+    processor.worker.concurrency = 2;
+    const hold = w.control.holdNext('compute.create');
+    try {
+      const created = await create('raced-delete');
+      await hold.reached;
+      await lives().delete(created.id, w.principal);
+      await waitFor('the delete to finish', async () => !(await w.db.getRepository(Instance).existsBy({ id: created.id })) || undefined, {
+        timeoutMs: 60_000,
+        intervalMs: 50,
+      });
+      expect(compute().has(created.id)).toBe(false);
+      hold.release();
+      await w.drained();
+      expect(compute().has(created.id)).toBe(false);
+      expect(await network().observe(created.id)).toBeNull();
+    } finally {
+      hold.release();
+      processor.worker.concurrency = 1;
+    }
+  });
+
   describe('the reconciler', () => {
     const sweep = () => w.get(InstancesReconciler).sweep();
 

@@ -72,8 +72,12 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
 
   private async create(id: string, generation: number): Promise<void> {
     const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    // The instance was deleted: a boot this job started may have begun after
+    // the delete's removal ran (the two jobs overlap), and no later job would
+    // see it, so what the provider holds of it goes now.
+    if (!row || row.status === 'DELETING') return this.reconciler.removeIfUnwanted(id);
     // Duplicate or late delivery: the row has moved on, nothing to do.
-    if (!row || row.status !== 'BUILD' || row.generation !== generation) return;
+    if (row.status !== 'BUILD' || row.generation !== generation) return;
     const address = await this.assignAddress(row);
     if (address === null) return;
     const flavor = await this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId });
@@ -91,6 +95,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
         }),
       (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );
+    // Looked at again whether booted or not: the next look removes it if the row went meanwhile.
     if (!observed.ready) throw new NotReadyYet(id);
     // Its uid is known now: ACTIVE means its groups are in force.
     await this.packetFilter.sync();

@@ -1,8 +1,9 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { IdempotencyKeys } from '@stratus/core';
+import { IdempotencyKeys, pruneChangeEvents } from '@stratus/core';
 import { OutboxService, QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
+import { DataSource } from 'typeorm';
 import { CatalogSync } from '../catalog/catalog.sync';
 import { ClustersAutoscaler } from '../clusters/clusters.autoscaler';
 import { ClustersReconciler } from '../clusters/clusters.reconciler';
@@ -31,6 +32,8 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
       if (Math.random() < 0.01) await this.outbox.prune();
       // Expired idempotency keys: a read ignores them already, this keeps the table from growing (one tick in 100, as the outbox prune).
       if (Math.random() < 0.01) await this.idempotencyKeys.prune();
+      // Change events are read within milliseconds of their commit; one tick in 10 removes those past their minute.
+      if (Math.random() < 0.1) await pruneChangeEvents(this.dataSource);
       return { relayed };
     },
     'instances.reconcile': () => this.instances.sweep(),
@@ -54,6 +57,7 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     private readonly hosts: HostsReconciler,
     private readonly clusters: ClustersReconciler,
     private readonly autoscaler: ClustersAutoscaler,
+    private readonly dataSource: DataSource,
   ) {
     super();
     assertHandlers(QUEUES.maintenance, this.handlers);

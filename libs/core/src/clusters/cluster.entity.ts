@@ -96,6 +96,14 @@ export class Cluster {
   @Column({ name: 'last_scaled_at', type: 'timestamptz', nullable: true })
   lastScaledAt: Date | null;
 
+  /**
+   * The running instance the cluster was made from (POST
+   * /v1/clusters/from-instance): its first member, taken as it is; null for
+   * a cluster built from an image. Kept after that member is replaced.
+   */
+  @Column({ name: 'source_instance_id', type: 'uuid', nullable: true })
+  sourceInstanceId: string | null;
+
   /** A CREATE_IN_PROGRESS older than this ends CREATE_FAILED. */
   @Column({ name: 'build_deadline', type: 'timestamptz', nullable: true })
   buildDeadline: Date | null;

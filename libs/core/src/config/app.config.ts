@@ -158,7 +158,10 @@ export class AppConfig {
 
   // --- Clusters ---------------------------------------------------------------
 
-  /** A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed. */
+  /**
+   * A cluster still CREATE_IN_PROGRESS this long after create ends CREATE_FAILED, its members removed;
+   * a rolling update's new member not passing its check this long after it was created ends the update UPDATE_FAILED.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1000)
@@ -314,6 +317,18 @@ export class AppConfig {
   @Min(0)
   @Max(100_000)
   LONG_POLL_MAX_WAITERS = 1_000;
+
+  /**
+   * How often an api process with long polls waiting reads the changes
+   * committed since its last look (one indexed query on its own
+   * connection; none while no poll waits): the most a change waits before
+   * it wakes the polls it concerns.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000)
+  CHANGE_FEED_POLL_MS = 10;
 
   /** Suffix of proxy host names; `*.localhost` resolves to loopback in curl and browsers without DNS. */
   @Matches(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/)

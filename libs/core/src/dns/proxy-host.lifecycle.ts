@@ -110,7 +110,11 @@ export class ProxyHostLifecycle {
       throw new Invalid('updateData', 'give at least one of forwardPort, domain');
     }
     const hostname = updateData.domain === undefined ? row.hostname : this.hostname(updateData.domain, 'updateData.domain');
-    if (updateData.forwardPort !== undefined) {
+    // A proxy host that moved to a cluster forwards to its balancer, at the port every member serves.
+    if (updateData.forwardPort !== undefined && row.instanceId === null) {
+      throw new Invalid('updateData.forwardPort', `proxy host ${id} forwards to cluster ${row.clusterId}'s load balancer, on the cluster's port`);
+    }
+    if (updateData.forwardPort !== undefined && row.instanceId !== null) {
       const instance = await this.dataSource.getRepository(Instance).findOneBy({ id: row.instanceId });
       if (!instance) throw new NotFound(`proxy host ${id} not found`); // its instance, and so it, deleted meanwhile
       await this.targets.instancePort(instance, updateData.forwardPort, 'updateData.forwardPort');
@@ -119,7 +123,7 @@ export class ProxyHostLifecycle {
       this.dataSource.transaction(async (m) => {
         const changed = await m.getRepository(ProxyHost).update({ id }, { hostname, forwardPort: updateData.forwardPort ?? row.forwardPort, generation: () => 'generation + 1' });
         if (!changed.affected) throw new NotFound(`proxy host ${id} not found`); // deleted meanwhile
-        await refreshInstanceDomains(m, row.instanceId);
+        if (row.instanceId) await refreshInstanceDomains(m, row.instanceId);
         const now = await m.getRepository(ProxyHost).findOneByOrFail({ id });
         return [now, await this.outbox.writeJob(m, 'host.apply', id, { proxyHostId: id, generation: now.generation })] as const;
       }),
@@ -132,7 +136,7 @@ export class ProxyHostLifecycle {
     const row = await this.get(id, principal);
     const jobs = await this.dataSource.transaction(async (m) => {
       await m.getRepository(ProxyHost).delete({ id });
-      await refreshInstanceDomains(m, row.instanceId);
+      if (row.instanceId) await refreshInstanceDomains(m, row.instanceId);
       // The trigger wrote its listener's delete job: enqueued now rather than at the relay's next pass.
       const jobId = this.outbox.jobEntry('host.delete', id, { proxyHostId: id, generation: 1 }).jobId;
       return m.getRepository(OutboxEntry).findBy({ jobId, dispatchedAt: IsNull() });

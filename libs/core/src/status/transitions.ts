@@ -86,21 +86,33 @@ export const DATABASE_TRANSITIONS: Transitions<DatabaseStatus> = {
 
 /**
  * Clusters, in Heat's stack vocabulary. A build ends COMPLETE or FAILED;
- * healing (and later scaling and updates) runs as UPDATE_IN_PROGRESS from
- * either COMPLETE state. A delete may start from any state but itself; one
- * that cannot finish (a terminal driver error) ends DELETE_FAILED, from
- * where a new delete starts again.
+ * healing, scaling and updates (PUT) run as UPDATE_IN_PROGRESS from any
+ * state at rest. A rolling update whose new member cannot boot ends
+ * UPDATE_FAILED, the members of the previous spec still serving; from there
+ * the cluster heals, scales and takes updates as from COMPLETE. A delete may
+ * start from any state but itself; one that cannot finish (a terminal driver
+ * error) ends DELETE_FAILED, from where a new delete starts again.
  */
-export const CLUSTER_STATUSES = ['CREATE_IN_PROGRESS', 'CREATE_COMPLETE', 'CREATE_FAILED', 'UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE', 'DELETE_IN_PROGRESS', 'DELETE_FAILED'] as const;
+export const CLUSTER_STATUSES = [
+  'CREATE_IN_PROGRESS',
+  'CREATE_COMPLETE',
+  'CREATE_FAILED',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_COMPLETE',
+  'UPDATE_FAILED',
+  'DELETE_IN_PROGRESS',
+  'DELETE_FAILED',
+] as const;
 export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
 
 export const CLUSTER_TRANSITIONS: Transitions<ClusterStatus> = {
   CREATE_IN_PROGRESS: ['CREATE_COMPLETE', 'CREATE_FAILED', 'DELETE_IN_PROGRESS'],
   CREATE_COMPLETE: ['UPDATE_IN_PROGRESS', 'DELETE_IN_PROGRESS'],
   CREATE_FAILED: ['DELETE_IN_PROGRESS'],
-  // A heal that is still under way when another member is lost goes on as the same update.
-  UPDATE_IN_PROGRESS: ['UPDATE_COMPLETE', 'DELETE_IN_PROGRESS'],
+  // A heal still under way when another member is lost goes on as the same update; a PUT meanwhile supersedes it (a new generation).
+  UPDATE_IN_PROGRESS: ['UPDATE_IN_PROGRESS', 'UPDATE_COMPLETE', 'UPDATE_FAILED', 'DELETE_IN_PROGRESS'],
   UPDATE_COMPLETE: ['UPDATE_IN_PROGRESS', 'DELETE_IN_PROGRESS'],
+  UPDATE_FAILED: ['UPDATE_IN_PROGRESS', 'DELETE_IN_PROGRESS'],
   // The row goes when the members and the balancer are gone.
   DELETE_IN_PROGRESS: ['DELETE_FAILED'],
   DELETE_FAILED: ['DELETE_IN_PROGRESS'],

@@ -6,7 +6,7 @@ import { LoadBalancers1795800000000 } from '../../../core/src/migrations/1795800
 import { RouteListeners1795900000000 } from '../../../core/src/migrations/1795900000000-RouteListeners';
 import { HostListeners1795950000000 } from '../../../core/src/migrations/1795950000000-HostListeners';
 import { DriverError } from '../driver-error';
-import { ListenerSpec } from '../load-balancer.driver';
+import { ANY_HOST, ListenerSpec } from '../load-balancer.driver';
 import { LocalLoadBalancerDriver } from './local-load-balancer.driver';
 
 // Against a throwaway schema on the local PostgreSQL, made by the migration itself: the driver is its SQL.
@@ -129,7 +129,12 @@ describe('LocalLoadBalancerDriver', () => {
     expect(await routerOf('h-other-host')).toBe('balancer');
     await driver.ensureListener({ ...http, id: 'h-tcp', protocol: 'tcp', hosts: undefined });
     expect(await routerOf('h-tcp')).toBe('balancer');
-    for (const id of ['h-in', 'h-other-port', 'h-other-host', 'h-tcp']) await driver.deleteListener(id);
+    // Every name: on a balancer's own address, never on the edge's HTTP listener, which every proxy host shares.
+    await driver.ensureListener({ ...http, id: 'h-any', address: '127.88.0.3', hosts: ['a.localhost', ANY_HOST] });
+    expect(await routerOf('h-any')).toBe('balancer');
+    await expect(driver.ensureListener({ ...http, id: 'h-in-any', hosts: [ANY_HOST] })).rejects.toMatchObject({ code: 'invalid' });
+    expect(await routerOf('h-in-any')).toBeUndefined();
+    for (const id of ['h-in', 'h-other-port', 'h-other-host', 'h-tcp', 'h-any']) await driver.deleteListener(id);
   });
 
   it("serves a tcp listener on the gateway's host and range from the gateway; TLS only there; an unknown certificate is invalid", async () => {

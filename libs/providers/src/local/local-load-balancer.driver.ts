@@ -2,7 +2,7 @@ import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL, EdgeRouter, isForeignKeyViolatio
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DriverError } from '../driver-error';
-import { BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
+import { ANY_HOST, BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
 
 /**
  * The edge's gateway: the host whose `range` of ports its gateway HAProxy
@@ -101,6 +101,8 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
     if (invalid) throw new DriverError('invalid', invalid);
     const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
     const router = this.routerOf(spec);
+    // The edge's HTTP listener is every proxy host's: no one of them may take the names of the others.
+    if (router === 'hosts' && hosts.includes(ANY_HOST)) throw new DriverError('invalid', `${ANY_HOST} names a balancer's own address, not the edge's HTTP listener`);
     // Only the gateway's HAProxy is given certificates (over its runtime API).
     if (spec.tls && router !== 'gateway') throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
     const certificate = spec.tls?.certificateId ?? null;

@@ -74,7 +74,7 @@ export class FakeComputeDriver implements ComputeDriver {
   }
 
   async create(spec: InstanceSpec): Promise<ObservedInstance> {
-    await this.control.delay();
+    await this.control.delay('compute.create');
     this.control.strike('compute.create', 'before');
     const snapshot = this.snapshots.get(spec.imageId);
     if (!BASE_IMAGES.includes(spec.imageId) && !snapshot) throw new DriverError('invalid', `image ${spec.imageId} does not exist on this provider`);

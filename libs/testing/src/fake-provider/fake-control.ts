@@ -62,6 +62,7 @@ export class FakeControl {
   latencyMs: number;
   readonly boots: FakeBoot[] = [];
   private readonly failures: Array<{ op: FakeOperation; at: FailurePoint; error: Error }> = [];
+  private readonly holds = new Map<FakeOperation, { arrive: () => void; released: Promise<void> }>();
   private readonly bootFailures: string[] = [];
   private readonly startFailures: string[] = [];
   /** Files instances write at their first boot, by instance id (what their user_data would do). */
@@ -81,6 +82,20 @@ export class FakeControl {
   /** The next call of `op` fails at `at` with `error` (a retryable DriverError unless given). */
   failNext(op: FakeOperation, at: FailurePoint = 'before', error: Error = new DriverError('retryable', `injected failure of ${op} (${at})`)): void {
     this.failures.push({ op, at, error });
+  }
+
+  /**
+   * The next call of `op` waits, before it does anything, until `release` is
+   * called: a provider call slow enough for another job to run meanwhile.
+   * `reached` resolves once that call is waiting.
+   */
+  holdNext(op: FakeOperation): { reached: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let arrive!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (arrive = resolve));
+    this.holds.set(op, { arrive, released });
+    return { reached, release };
   }
 
   /** The next boot that starts fails (its process "exits") with this output. */
@@ -165,8 +180,14 @@ export class FakeControl {
     return this.state!;
   }
 
-  /** @internal The drivers' round trip. */
-  async delay(): Promise<void> {
+  /** @internal The drivers' round trip; a call of `op` held by holdNext waits here for its release. */
+  async delay(op?: FakeOperation): Promise<void> {
+    const held = op && this.holds.get(op);
+    if (held) {
+      this.holds.delete(op);
+      held.arrive();
+      await held.released;
+    }
     if (this.latencyMs > 0) await sleep(this.latencyMs);
   }
 
