@@ -1,5 +1,15 @@
 import { DATABASE_MARKER } from '@stratus/providers';
-import { createManaged, databaseServersUnder, markedLeadersUnder, recordIssuedPassword, useSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
+import {
+  createManaged,
+  databaseServersUnder,
+  listeningPortsOf,
+  markedLeadersUnder,
+  recordIssuedPassword,
+  useSuite,
+  waitFor,
+  waitForDatabase,
+  waitForDatabaseGone,
+} from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -106,6 +116,12 @@ describe('high-availability analytics (ha: true)', () => {
     expect(await on(0, "SELECT count() FROM system.clusters WHERE cluster = 'stratus'")).toEqual({ status: 200, text: '3\n' });
     expect((await on(1, 'SELECT 1')).status).toBe(200);
     expect((await query(members[2], ready.db_user, 'wrong-password', 'SELECT 1')).text).toMatch(/Wrong password/);
+  });
+
+  it('ZooKeeper and the members listen on their ports only', async () => {
+    const zookeeper = markedLeadersUnder(DATABASE_MARKER, s.stack.env.DATA_DIR, serversDir() + sep).get(`clickhouse-${ready.id}.zookeeper`)?.[0];
+    expect(listeningPortsOf(zookeeper!)).toEqual([2181]);
+    for (const n of [0, 1, 2]) expect(listeningPortsOf(memberPid(n)!).sort((a, b) => a - b)).toEqual([8123, 9001 + n, 9009]);
   });
 
   it("puts ZooKeeper and the interserver ports in the packet filter as the members' private peers", async () => {
