@@ -13,7 +13,7 @@ import { HostAccounts, RunAs } from '../host-accounts';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { findExecutable } from './host-binaries';
-import { LocalObservedDatabaseServer } from './local-database.driver';
+import type { LocalObservedDatabaseServer } from './local-database.driver';
 
 /** ZooKeeper's client port, on the database's own address (the balancer holds only the database port there). */
 export const ZOOKEEPER_PORT = 2181;
