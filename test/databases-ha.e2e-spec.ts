@@ -223,6 +223,19 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     await waitForDatabaseGone(s.api, 'databases', created.body.id);
   });
 
+  it('restarts a replica that died, without a failover', async () => {
+    const primary = await primaryIndex();
+    const replica = [0, 1, 2].find((n) => n !== primary)!;
+    const pids = memberProcesses(replica);
+    expect(pids).toHaveLength(2);
+    for (const group of pids.map((pid) => readStat(pid)!.pgrp)) process.kill(-group, 'SIGKILL');
+    await waitFor('get to say degraded', async () => ((await get()).degraded ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
+    const body = await healthy();
+    // The same primary throughout, and the replica's processes are new ones.
+    expect(body.members.find((m: any) => m.role === 'primary').address).toBe(row.memberAddresses[primary]);
+    expect(memberProcesses(replica).some((pid) => pids.includes(pid))).toBe(false);
+  });
+
   it('fails over under load when the primary is killed, loses no acknowledged write, and heals with the old primary as a replica', async () => {
     const { killed, seconds } = await failover(false);
     const body = await healthy();

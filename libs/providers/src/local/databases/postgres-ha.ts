@@ -12,7 +12,7 @@ import { ServerPeer } from '../packet-filter';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { findExecutable } from './host-binaries';
-import { LocalObservedDatabaseServer } from './local-database.driver';
+import type { LocalObservedDatabaseServer } from './local-database.driver';
 import { choosePostgresDistribution, findPostgresDistributions, PostgresDistribution } from './postgres-distributions';
 import { PostgresEngine } from './postgres.engine';
 
@@ -214,7 +214,8 @@ export class PostgresHa {
       const admin = this.admin(state);
       await admin.configure(spec, { dir: this.memberDir(spec.key, at), data: '', run: join(this.memberDir(spec.key, at), 'run'), log: '' });
       if (!state.servedOnce) {
-        const whole = view.members.every((m) => m.health === 'up') && (await this.syncStreaming(spec, state, at));
+        // Patroni's view (every member up, a synchronous standby named) and the primary's own (both replicas streaming, one in sync).
+        const whole = !view.degraded && (await this.syncStreaming(spec, state, at));
         if (!whole || !(await this.answers(spec, state))) {
           this.timedOut(spec, state, fresh);
           return { ...base, ready: false };
