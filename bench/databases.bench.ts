@@ -196,6 +196,7 @@ async function direct(driver: DatabaseDriver, engine: DatabaseEngine, i: number,
       superuser: false,
       extensions: [],
       ha: false,
+      memberAddresses: [],
     },
     { intervalMs: 2 },
   );

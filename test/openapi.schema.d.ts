@@ -1146,6 +1146,26 @@ export interface components {
       /** @description plaintext, in this answer only */
       db_password: string;
     };
+    FootprintView: {
+      /** @description servers the database runs on (3) */
+      servers: number;
+      /** @description the flavor of each of them */
+      flavor_id: string;
+    };
+    MemberLagView: {
+      value: number;
+      /** @enum {string} */
+      unit: 'bytes' | 'seconds';
+    };
+    MemberView: {
+      address: string;
+      /** @enum {string} */
+      role: 'primary' | 'replica';
+      /** @enum {string} */
+      health: 'up' | 'down';
+      /** @description replication lag behind the primary, where the engine tells it; null for the primary */
+      lag: components['schemas']['MemberLagView'] | null;
+    };
     PostgresView: {
       id: number;
       name: string;
@@ -1168,6 +1188,14 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
+      /** @description present (true) only on a database created with ha */
+      ha?: boolean;
+      /** @description ha only: the servers it runs on, each of its flavor */
+      footprint?: components['schemas']['FootprintView'];
+      /** @description ha only: each member as last observed (empty until the first observation) */
+      members?: components['schemas']['MemberView'][];
+      /** @description ha only: a member is down while the address still serves */
+      degraded?: boolean;
     };
     CreateCacheDto: {
       /**
@@ -1342,7 +1370,7 @@ export interface components {
       /** @description generated when omitted; returned once, never stored */
       db_password?: string;
       /**
-       * @description three replicas (not available yet: such a create ends in error)
+       * @description three ClickHouse replicas behind one load-balancer address, replicated tables made ON CLUSTER stratus on all three; roughly triples the cost; never enabled implicitly
        * @default false
        */
       ha?: boolean;
@@ -1386,6 +1414,14 @@ export interface components {
       updated_at: string;
       /** @description why the server is in error */
       status_reason: string | null;
+      /** @description present (true) only on a database created with ha */
+      ha?: boolean;
+      /** @description ha only: the servers it runs on, each of its flavor */
+      footprint?: components['schemas']['FootprintView'];
+      /** @description ha only: each member as last observed (empty until the first observation) */
+      members?: components['schemas']['MemberView'][];
+      /** @description ha only: a member is down while the address still serves */
+      degraded?: boolean;
     };
     CreateClusterDto: {
       name: string;

@@ -93,8 +93,14 @@ ${
 ${frontend}${backends.join('')}`;
 }
 
-/** The runtime API's `add server` arguments for a backend of `listener`: checked, as the listener's check says. */
+/**
+ * The runtime API's `add server` arguments for a backend of `listener`:
+ * checked, as the listener's check says. A check on a port of its own
+ * judges a role (HealthCheckSpec.port): the sessions of a backend it marks
+ * down are shut, so a demoted primary keeps no client.
+ */
 export function serverArgs(listener: ListenerSpec, address: string, port: number): string {
   const c = { ...HEALTH_CHECK_DEFAULTS, ...listener.check };
-  return `${address}:${port} check inter ${c.intervalMs} fall ${c.fall} rise ${c.rise}`;
+  const role = c.port !== undefined ? ` port ${c.port} on-marked-down shutdown-sessions` : '';
+  return `${address}:${port} check inter ${c.intervalMs} fall ${c.fall} rise ${c.rise}${role}`;
 }

@@ -16,6 +16,20 @@ export interface DatabaseServerSpec {
   superuser: boolean;
   extensions: PostgresExtension[];
   ha: boolean;
+  /**
+   * Empty unless `ha`: one address per member (three), given by the
+   * network like `address`, which is then the load-balancer listener in front of them.
+   */
+  memberAddresses: string[];
+}
+
+/** One server of a high-availability database, as last observed. */
+export interface ObservedDatabaseMember {
+  address: string;
+  role: 'primary' | 'replica';
+  health: 'up' | 'down';
+  /** How far it is behind the primary, where the engine tells it; null for the primary or when unknown. */
+  lag: { value: number; unit: 'bytes' | 'seconds' } | null;
 }
 
 export interface ObservedDatabaseServer {
@@ -25,6 +39,10 @@ export interface ObservedDatabaseServer {
   ready: boolean;
   /** What is being done meanwhile, in words for status_reason ("installing clickhouse-server (...)"); absent when only starting. */
   step?: string;
+  /** ha only: every member, primary first. */
+  members?: ObservedDatabaseMember[];
+  /** ha only: a member is down while the address still serves. */
+  degraded?: boolean;
 }
 
 /**

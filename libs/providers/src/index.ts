@@ -16,6 +16,7 @@ export * from './databases.driver';
 export { DATABASE_MARKER } from './local/databases/local-database.driver';
 export { localDatabaseDirs, postgresAdminPasswordFile } from './local/databases/local-databases';
 export { buildTemplate } from './local/databases/postgres.engine';
+export { postmasterPid } from './local/databases/postgres-ha';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
 export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter, installationCgroups } from './local/cgroups';

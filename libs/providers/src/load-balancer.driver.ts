@@ -9,6 +9,14 @@ export interface HealthCheckSpec {
   kind: 'connect' | 'http';
   /** For `http`: the path asked for, starting with `/`. */
   path?: string;
+  /**
+   * The check asks this port of the backend's address rather than the
+   * backend's own (an agent beside the server that says which member may
+   * take traffic, as Patroni's REST API does). Such a check judges a role,
+   * not only life: a backend it marks down has its open connections cut,
+   * so no client stays on a server that lost the role.
+   */
+  port?: number;
   intervalMs?: number;
   fall?: number;
   rise?: number;
@@ -124,6 +132,7 @@ export function invalidListener(l: ListenerSpec): string | null {
     if (l.protocol !== 'tcp') return 'TLS is terminated only by tcp listeners';
     if (!Number.isInteger(l.tls?.certificateId) || l.tls.certificateId < 1) return 'invalid certificate id';
   }
+  if (l.check.port !== undefined && (!Number.isInteger(l.check.port) || l.check.port < 1 || l.check.port > 65535)) return 'invalid health check port';
   for (const n of [l.check.intervalMs, l.check.fall, l.check.rise]) if (n !== undefined && (!Number.isInteger(n) || n < 1)) return 'invalid health check timing';
   return null;
 }

@@ -92,8 +92,9 @@ export function databaseServersUnder(dir: string): Map<string, number> {
 
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */
 export function killDatabaseServersUnder(dir: string): number {
-  const pids = new Set(databaseServersUnder(dir).values());
   const servers = join(dir, 'databases');
+  // Every marked leader, not one per server: an ha database runs several (etcd, each member's Patroni and postmaster).
+  const pids = new Set([...markedLeadersUnder(DATABASE_MARKER, dir, servers + sep).values()].flat());
   for (const key of existsSync(servers) ? readdirSync(servers) : []) {
     try {
       const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8')

@@ -337,9 +337,9 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await databases.runningCopies(spec.key)).toBe(0);
       });
 
-      part('databases')('what the provider cannot run is a terminal error that leaves nothing behind', async () => {
+      part('databases')('what the provider cannot run (ha without its three member addresses) is a terminal error that leaves nothing behind', async () => {
         const { databases } = subject();
-        const spec = { ...databases.spec(), ha: true };
+        const spec = { ...databases.spec(), ha: true, memberAddresses: [] };
         const err = await rejection(databases.driver.ensureRunning(spec));
         expect(err).toBeInstanceOf(DriverError);
         expect((err as DriverError).terminal).toBe(true);

@@ -1,6 +1,6 @@
 import { Type } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { DATABASE_STATUSES, DatabaseStatus, ManagedDatabase, RELATIONAL_ENGINES, RelationalEngine } from '@stratus/core';
+import { DATABASE_STATUSES, DatabaseStatus, HA_MEMBERS, ManagedDatabase, RELATIONAL_ENGINES, RelationalEngine } from '@stratus/core';
 
 /*
  * The bodies of /v1/databases, /v1/cache, /v1/analytics and /v1/relational-databases. Each class is the
@@ -42,6 +42,54 @@ function Listed<T extends Type<ManagedServerView>>(Base: T) {
   return ListedView;
 }
 
+class MemberLagView {
+  @ApiProperty()
+  value: number;
+
+  @ApiProperty({ enum: ['bytes', 'seconds'] })
+  unit: 'bytes' | 'seconds';
+}
+
+class MemberView {
+  @ApiProperty()
+  address: string;
+
+  @ApiProperty({ enum: ['primary', 'replica'] })
+  role: 'primary' | 'replica';
+
+  @ApiProperty({ enum: ['up', 'down'] })
+  health: 'up' | 'down';
+
+  @ApiProperty({ type: MemberLagView, nullable: true, description: 'replication lag behind the primary, where the engine tells it; null for the primary' })
+  lag: MemberLagView | null;
+}
+
+class FootprintView {
+  @ApiProperty({ description: 'servers the database runs on (3)' })
+  servers: number;
+
+  @ApiProperty({ description: 'the flavor of each of them' })
+  flavor_id: string;
+}
+
+/** What list and get add for a database with ha (absent without): what it costs, and its members. */
+function WithHa<T extends Type<ManagedServerView>>(Base: T) {
+  class HaView extends Base {
+    @ApiProperty({ required: false, description: 'present (true) only on a database created with ha' })
+    ha?: boolean;
+
+    @ApiProperty({ type: FootprintView, required: false, description: 'ha only: the servers it runs on, each of its flavor' })
+    footprint?: FootprintView;
+
+    @ApiProperty({ type: [MemberView], required: false, description: 'ha only: each member as last observed (empty until the first observation)' })
+    members?: MemberView[];
+
+    @ApiProperty({ required: false, description: 'ha only: a member is down while the address still serves' })
+    degraded?: boolean;
+  }
+  return HaView;
+}
+
 class PostgresFields extends ManagedServerView {
   @ApiProperty()
   db_name: string;
@@ -58,7 +106,7 @@ export class PostgresCreatedView extends PostgresFields {
   db_password: string;
 }
 
-export class PostgresView extends Listed(PostgresFields) {}
+export class PostgresView extends WithHa(Listed(PostgresFields)) {}
 
 class CacheFields extends ManagedServerView {
   @ApiProperty({ enum: ['7', '6'] })
@@ -85,7 +133,7 @@ export class AnalyticsCreatedView extends AnalyticsFields {
   db_password: string;
 }
 
-export class AnalyticsView extends Listed(AnalyticsFields) {}
+export class AnalyticsView extends WithHa(Listed(AnalyticsFields)) {}
 
 /** /v1/databases' fields, with the engine: a client that knows one collection knows the other. */
 class RelationalFields extends ManagedServerView {
@@ -144,17 +192,24 @@ export function presentCreated(row: ManagedDatabase, password: string): ManagedC
   }
 }
 
+/** With ha: the footprint (three servers of the flavor), and the members as the worker last observed them; nothing without. */
+function haFields(row: ManagedDatabase) {
+  if (!row.ha) return {};
+  const members = (row.members ?? []).map((m) => ({ address: m.address, role: m.role, health: m.health, lag: m.lag }));
+  return { ha: true, footprint: { servers: HA_MEMBERS, flavor_id: row.flavorId }, members, degraded: row.degraded };
+}
+
 /** List and get: the create body without the password, plus updated_at and status_reason (why it is in error). */
 export function presentDatabase(row: ManagedDatabase): ManagedView {
   const common = { id: row.id, name: row.name };
   const listed = { updated_at: row.updatedAt.toISOString(), status_reason: row.statusReason };
   switch (row.engine) {
     case 'postgres':
-      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_version: text(row.version), ...place(row), ...listed };
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), db_version: text(row.version), ...place(row), ...listed, ...haFields(row) };
     case 'redis':
       return { ...common, version: text(row.version), ...place(row), ...listed };
     case 'clickhouse':
-      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), ...place(row), ...listed };
+      return { ...common, db_name: text(row.dbName), db_user: text(row.dbUser), ...place(row), ...listed, ...haFields(row) };
     case 'mariadb':
     case 'mysql':
       return { ...common, engine: row.engine, db_name: text(row.dbName), db_user: text(row.dbUser), db_version: text(row.version), ...place(row), ...listed };

@@ -67,7 +67,14 @@ describe('managed databases on the fake provider', () => {
     const { row: created } = await lives().create('postgres', request('replicated', { ha: true }), w.principal);
     await w.drained();
     expect(await row(created.id)).toMatchObject({ status: 'error', floatingIp: null });
-    expect((await row(created.id)).statusReason).toMatch(/^high availability \(ha: true\) is not available yet/);
+    expect((await row(created.id)).statusReason).toMatch(/^high availability \(ha: true\) is not simulated by the fake provider/);
+    // Its member addresses were given (and admitted) before the driver said no, and go back with the delete.
+    const members = (await row(created.id)).memberAddresses;
+    expect(members).toHaveLength(3);
+    expect(new Set(members).size).toBe(3);
+    await lives().delete(['postgres'], String(created.id), w.principal);
+    await w.drained();
+    for (let n = 0; n < 3; n++) expect(await network().observe(`${databaseServerKey(created)}-member-${n}`)).toBeNull();
   });
 
   it('a start cut short halfway is retried and the server comes up', async () => {

@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { AppConfig, compareAndSet, DATABASE_CAS, databaseServerKey, hotFindOne, ManagedDatabase } from '@stratus/core';
+import { AppConfig, compareAndSet, DATABASE_CAS, databaseMemberKey, databaseServerKey, HA_MEMBERS, hotFindOne, ManagedDatabase } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, LOCAL_HOOKS, LocalHooks, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -12,7 +12,7 @@ import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-read
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { RouteListeners } from '../gateway/route-listeners';
-import { serverSpecOf } from './database-server-spec';
+import { memberFieldsOf, serverSpecOf } from './database-server-spec';
 import { DatabasesReconciler } from './databases.reconciler';
 
 /**
@@ -80,12 +80,16 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (!row || row.status !== 'provisioning' || row.generation !== generation) return;
     const address = await this.assignAddress(row);
     if (address === null) return;
+    const memberAddresses = row.ha ? await this.assignMemberAddresses(row) : [];
+    if (memberAddresses === null) return;
     // The filter refuses pool addresses it does not know: the server's goes in
     // before it first starts, or instances could not reach it until the next
     // sweep. Once is enough: a job that comes back to look finds it there.
-    if (!(await this.driver.observe(databaseServerKey(row)))) await this.packetFilter.admit(address, row.securityGroupIds);
+    if (!(await this.driver.observe(databaseServerKey(row)))) {
+      for (const a of [address, ...memberAddresses]) await this.packetFilter.admit(a, row.securityGroupIds);
+    }
     const observed = await withDriverErrors(
-      () => this.driver.ensureRunning(serverSpecOf(row, address)),
+      () => this.driver.ensureRunning(serverSpecOf({ ...row, memberAddresses }, address)),
       (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
     );
     if (!observed.ready) {
@@ -99,6 +103,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     const moved = await compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'ready', generation, {
       floatingIp: address,
       statusReason: null,
+      ...memberFieldsOf({ ...row, members: null }, observed),
     });
     if (!moved) await this.reconciler.removeIfUnwanted(row);
   }
@@ -125,6 +130,34 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     if (written.length) return address;
     const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
     if (now?.address !== address) await this.network.releaseAddress(key);
+    return null;
+  }
+
+  /**
+   * An ha database's member addresses (HA_MEMBERS of them, keys derived from
+   * the server's), from the network like the server's own and written to the
+   * row together, before any member is laid out. null when the row moved on
+   * meanwhile; the addresses then go back unless the row took them.
+   */
+  private async assignMemberAddresses(row: ManagedDatabase): Promise<string[] | null> {
+    const { id, generation } = row;
+    const keys = Array.from({ length: HA_MEMBERS }, (_, n) => databaseMemberKey(row, n));
+    const addresses = await withDriverErrors(
+      async () => {
+        const got: string[] = [];
+        for (const key of keys) got.push(await this.network.ensureAddress(await addressRequest(this.dataSource, key, row.networkId, row.engine)));
+        return got;
+      },
+      (reason) => compareAndSet(this.dataSource.manager, DATABASE_CAS, id, 'provisioning', 'error', generation, { statusReason: reason }),
+    );
+    if (addresses.join() === row.memberAddresses.join()) return addresses;
+    const [written] = await this.dataSource.query(
+      `UPDATE managed_databases SET member_addresses = $2, updated_at = now() WHERE id = $1 AND status = 'provisioning' AND generation = $3 RETURNING 1`,
+      [id, addresses, generation],
+    );
+    if (written.length) return addresses;
+    const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id });
+    if (now?.memberAddresses.join() !== addresses.join()) for (const key of keys) await this.network.releaseAddress(key);
     return null;
   }
 
@@ -158,10 +191,11 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     // The row gives the address up before the network has it back: the
     // routes to it go in this statement (trigger), so the next resource
     // given it, maybe another project's, inherits none.
-    if (row.address) {
-      await this.dataSource.query(`UPDATE managed_databases SET address = NULL, floating_ip = NULL WHERE id = $1 AND status = 'deleting'`, [id]);
+    if (row.address || row.memberAddresses.length) {
+      await this.dataSource.query(`UPDATE managed_databases SET address = NULL, floating_ip = NULL, member_addresses = '{}' WHERE id = $1 AND status = 'deleting'`, [id]);
     }
     await this.network.releaseAddress(key);
+    if (row.ha) for (let n = 0; n < HA_MEMBERS; n++) await this.network.releaseAddress(databaseMemberKey(row, n));
     await this.dataSource.getRepository(ManagedDatabase).delete({ id, status: 'deleting' });
     this.logger.log({ database: key }, 'database server deleted');
   }

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
-import { serverSpecOf } from './database-server-spec';
+import { memberFieldsOf, serverSpecOf } from './database-server-spec';
 
 /** The statuses a sweep looks at; error is left as it is (managed_databases_live indexes these). */
 const LIVE_STATUSES = ['provisioning', 'ready', 'deleting'];
@@ -84,8 +84,11 @@ export class DatabasesReconciler {
    */
   private async keepRunning(row: ManagedDatabase): Promise<void> {
     const observed = await this.driver.observe(databaseServerKey(row));
+    const members = memberFieldsOf(row, observed);
+    if (members) await this.dataSource.getRepository(ManagedDatabase).update({ id: row.id, status: 'ready', generation: row.generation }, members);
     // A ready row always holds its address; one without has nothing to start on.
-    if (observed?.ready || row.address === null) return;
+    // A degraded one serves, and its down member is started (or rebuilt) by ensureRunning.
+    if ((observed?.ready && !observed.degraded) || row.address === null) return;
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
       await this.driver.ensureRunning(serverSpecOf(row, row.address));

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { AppConfig, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
+import { AppConfig, databaseMemberKey, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
 import { FilterMember, FilterRule, findGroup, groupsKey, HostAccounts, hostNames, installationId, LOCAL_HOOKS, LocalHooks, PacketFilter, PublicEndpoint } from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
@@ -32,6 +32,7 @@ export class PacketFilterSync {
   /** The local provider's filter and accounts; null under a provider without them (nothing to load). */
   private readonly filter: PacketFilter | null;
   private readonly accounts: HostAccounts | null;
+  private readonly hooks: LocalHooks | null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -39,6 +40,7 @@ export class PacketFilterSync {
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     this.filter = hooks?.packetFilter ?? null;
+    this.hooks = hooks ?? null;
     this.accounts = hooks?.accounts ?? null;
     this.installation = installationId(config.DATA_DIR);
   }
@@ -103,7 +105,9 @@ export class PacketFilterSync {
     const [instancesGid, databaseUser] = accounts.isolated ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()]) : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
-      this.dataSource.getRepository(ManagedDatabase).find({ select: { id: true, engine: true, address: true, securityGroupIds: true } }),
+      this.dataSource
+        .getRepository(ManagedDatabase)
+        .find({ select: { id: true, engine: true, address: true, port: true, ha: true, memberAddresses: true, securityGroupIds: true } }),
       this.dataSource.getRepository(SecurityGroup).find(),
     ]);
     const users = systemUsers();
@@ -114,6 +118,8 @@ export class PacketFilterSync {
       ),
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
       ...databases.flatMap((d) => (d.address === null ? [] : [{ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds }])),
+      // The members of an ha database, under its groups like its address.
+      ...databases.flatMap((d) => d.memberAddresses.map((address, n) => ({ key: databaseMemberKey(d, n), address, uid: null, groupIds: d.securityGroupIds }))),
     ];
     await this.removeOrphanTables(filter);
     const result = await filter.apply({
@@ -124,6 +130,12 @@ export class PacketFilterSync {
       members,
       groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
       publicEndpoints: this.publicEndpoints(),
+      // The servers of an ha database reach one another (replication, failover, consensus), and only those ports.
+      serverPeers: databases.flatMap((d) =>
+        d.ha && d.address !== null && d.memberAddresses.length
+          ? this.hooks!.databasePeers({ engine: d.engine, address: d.address, port: d.port, memberAddresses: d.memberAddresses })
+          : [],
+      ),
     });
     for (const skipped of result.skipped) {
       if (this.saidSkipped.has(skipped)) continue;

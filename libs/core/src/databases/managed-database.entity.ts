@@ -2,6 +2,14 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
 import { DatabaseStatus } from '../status/transitions';
 import { DatabaseEngine } from './database-engines';
 
+/** One server of a high-availability database, as the worker last observed it. */
+export interface DatabaseMember {
+  address: string;
+  role: 'primary' | 'replica';
+  health: 'up' | 'down';
+  lag: { value: number; unit: 'bytes' | 'seconds' } | null;
+}
+
 /**
  * A managed database server of any engine: /v1/databases (postgres),
  * /v1/cache (redis), /v1/analytics (clickhouse) and
@@ -95,6 +103,22 @@ export class ManagedDatabase {
   @Column({ name: 'floating_ip', type: 'inet', nullable: true })
   floatingIp: string | null;
 
+  /**
+   * ha only: the members' addresses (three), from the network like
+   * `address` (keys `<server key>-member-<n>`), which then is the
+   * load-balancer listener in front of them. Empty otherwise.
+   */
+  @Column({ name: 'member_addresses', type: 'text', array: true, default: '{}' })
+  memberAddresses: string[];
+
+  /** ha only: the members as last observed (address, role, health, lag); null before the first observation. */
+  @Column({ type: 'jsonb', nullable: true })
+  members: DatabaseMember[] | null;
+
+  /** ha only: a member was down while the address still served, at the last observation. */
+  @Column({ type: 'boolean', default: false })
+  degraded: boolean;
+
   @Column({ type: 'int' })
   port: number;
 
@@ -122,3 +146,11 @@ export class ManagedDatabase {
 export function databaseServerKey(row: Pick<ManagedDatabase, 'engine' | 'id'>): string {
   return `${row.engine}-${row.id}`;
 }
+
+/** The network driver's key of an ha database's member `n` (0, 1, 2): derived from the server's own. */
+export function databaseMemberKey(row: Pick<ManagedDatabase, 'engine' | 'id'>, n: number): string {
+  return `${databaseServerKey(row)}-member-${n}`;
+}
+
+/** Members of a high-availability database: three servers, each of the row's flavor. */
+export const HA_MEMBERS = 3;

@@ -92,6 +92,7 @@ const schema = `contract_spec_${process.pid}`;
     superuser: false,
     extensions: [],
     ha: false,
+    memberAddresses: [],
   });
 
   const leaders = (id: string) => scanInstanceLeaders(accounts.installation).get(id) ?? [];

@@ -1,6 +1,14 @@
 import { DatabaseEngine } from '@stratus/core';
 import { HostAccounts } from './host-accounts';
-import { PacketFilter } from './packet-filter';
+import { PacketFilter, ServerPeer } from './packet-filter';
+
+/** An ha database as the packet filter needs it. */
+export interface HaPeers {
+  engine: DatabaseEngine;
+  address: string;
+  port: number;
+  memberAddresses: string[];
+}
 
 /**
  * What only the local provider has, kept out of the shared driver
@@ -26,6 +34,8 @@ export interface LocalHooks {
   readonly accounts: HostAccounts;
   /** The installation's packet filter (security groups). */
   readonly packetFilter: PacketFilter;
+  /** What the servers of an ha database open to one another (its members, its consensus store): the packet filter lets them, and only them. */
+  databasePeers(database: HaPeers): ServerPeer[];
 }
 
 export const LOCAL_HOOKS = Symbol('LOCAL_HOOKS');

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { CATALOG_DRIVER } from '../catalog.driver';
 import { COMPUTE_DRIVER } from '../compute.driver';
 import { DATABASE_DRIVER } from '../databases.driver';
-import { LOAD_BALANCER_DRIVER } from '../load-balancer.driver';
+import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '../load-balancer.driver';
 import { NETWORK_DRIVER } from '../network.driver';
 import { VOLUME_DRIVER } from '../volume.driver';
 import { installationCgroups } from './cgroups';
@@ -65,8 +65,8 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
     },
     {
       provide: DATABASE_DRIVER,
-      inject: [AppConfig, HOST_ACCOUNTS],
-      useFactory: (config: AppConfig, accounts: HostAccounts) => createLocalDatabaseDriver(config, accounts),
+      inject: [AppConfig, HOST_ACCOUNTS, LOAD_BALANCER_DRIVER],
+      useFactory: (config: AppConfig, accounts: HostAccounts, balancer: LoadBalancerDriver) => createLocalDatabaseDriver(config, accounts, balancer),
     },
     {
       // The desired state goes to PostgreSQL, where the edge reads it; a process without the database gets an error on use, not at boot.
@@ -105,6 +105,7 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
         closeDatabaseSpares: () => databases.close(),
         accounts,
         packetFilter: new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),
+        databasePeers: (database) => databases.peers(database),
       }),
     },
   ],

@@ -261,6 +261,47 @@ asRoot('PacketFilter on the real packet filter', () => {
     ).toEqual(['open', 'refused', 'refused']);
   });
 
+  it('lets the servers open their peers (an ha database) and nothing else; private peers are closed to instances whatever their groups', async () => {
+    // db's web group lets anyone in on 80; 80 is a private peer here (as Patroni's REST API is), 3000 a plain one.
+    const peers = [
+      { address: db.address, port: 80, private: true },
+      { address: db.address, port: 3000, private: false },
+    ];
+    await filter.apply({
+      pool: `${net}.0/24`,
+      instancesGid: gid,
+      confinedUids: [serverUser],
+      controlPlaneUids: [0],
+      members: [a, b, c, d, db],
+      groups: GROUPS,
+      publicEndpoints: [],
+      serverPeers: peers,
+    });
+    try {
+      expect(
+        await probeAs(serverUser, serverUser, [
+          { host: db.address, port: 80 },
+          { host: db.address, port: 3000 },
+          { host: db.address, port: 5000 },
+          { host: b.address, port: 3000 },
+        ]),
+      ).toEqual(['open', 'open', 'refused', 'refused']);
+      // An instance (b may go anywhere) is refused the private peer; a plain one follows db's groups (web: 80 only).
+      expect(
+        await probeAs(b.uid, gid, [
+          { host: db.address, port: 80 },
+          { host: db.address, port: 3000 },
+        ]),
+      ).toEqual(['refused', 'refused']);
+      // The control plane reaches it (the balancer's health check).
+      expect(await probeAs(0, 0, [{ host: db.address, port: 80 }])).toEqual(['open']);
+    } finally {
+      await apply([a, b, c, d, db]);
+    }
+    // Without the peers, the groups alone decide again.
+    expect(await probeAs(b.uid, gid, [{ host: db.address, port: 80 }])).toEqual(['open']);
+  });
+
   it('admits a new member under the chain of its groups without loading the table again', async () => {
     const late = { key: 'postgres-2', address: `${net}.6`, uid: null, groupIds: ['sg-web'] };
     for (const port of [80, 3000]) servers.push(await listen(late.address, port));

@@ -29,6 +29,17 @@ export interface PublicEndpoint {
   ports: { from: number; to: number };
 }
 
+/**
+ * A port of a pool address that database servers open to one another: an
+ * ha member's replication port, its Patroni REST API, its consensus store.
+ * `private` ones are reached by nothing else but the control plane.
+ */
+export interface ServerPeer {
+  address: string;
+  port: number;
+  private: boolean;
+}
+
 /** The whole table of one installation: render it from this, load it in one go. */
 export interface FilterSpec {
   table: string;
@@ -47,6 +58,8 @@ export interface FilterSpec {
   members: FilterMember[];
   groups: Record<string, FilterRule[]>;
   publicEndpoints: PublicEndpoint[];
+  /** What the confined uids may open in the pool (ServerPeer); everything else of the pool stays closed to them. */
+  serverPeers?: ServerPeer[];
 }
 
 export interface RenderedFilter {
@@ -142,6 +155,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
   const confined = (spec.confinedUids ?? []).filter((uid) => !spec.controlPlaneUids.includes(uid));
+  const peers = (spec.serverPeers ?? []).filter((p) => ipaddr.IPv4.isValidFourPartDecimal(p.address) && Number.isInteger(p.port) && p.port > 0 && p.port < 65536);
+  if (confined.length && peers.length) outputRules.push(`meta skuid { ${[...new Set(confined)].join(', ')} } ip daddr . tcp dport @server_peers accept`);
   if (confined.length) outputRules.push(`meta skuid { ${[...new Set(confined)].join(', ')} } jump servers`);
   outputRules.push(`ip daddr ${poolText} jump ingress`);
   chains.push(...chain('output', outputRules, 'type filter hook output priority filter; policy accept;'));
@@ -172,6 +187,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   // --- ingress: the control plane, else the rules of whatever holds the address
   const ingress = [];
   if (spec.controlPlaneUids.length) ingress.push(`meta skuid { ${[...new Set(spec.controlPlaneUids)].join(', ')} } accept`);
+  // What servers open to one another and nobody else may (Patroni's REST API, a consensus store), whatever the groups say.
+  if (peers.some((p) => p.private)) ingress.push(...REJECT.map((r) => `ip daddr . tcp dport @server_private ${r}`));
   // A named map, so one address can be let in without loading the table again (PacketFilter.admit).
   ingress.push('ip daddr vmap @members');
   ingress.push(...REJECT);
@@ -225,6 +242,9 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
       instances.map((i) => `${i.uid} . ${i.address}`),
     ),
   );
+  const peer = (p: ServerPeer) => `${p.address} . ${p.port}`;
+  out.push(...set('server_peers', 'ipv4_addr . inet_service', [...new Set(peers.map(peer))]));
+  out.push(...set('server_private', 'ipv4_addr . inet_service', [...new Set(peers.filter((p) => p.private).map(peer))]));
   out.push(
     ...set(
       'members',

@@ -26,7 +26,8 @@ const DPKG_LOCK_TIMEOUT_S = 600;
 
 /**
  * Debian packages the worker installs when the first resource that needs
- * them is created (ClickHouse, PostGIS, pgaudit), so the first start
+ * them is created (ClickHouse, PostGIS, pgaudit, and Patroni and etcd
+ * for ha PostgreSQL), so the first start
  * installs only what it needs itself. One install at a time in this process
  * (a promise chain), and dpkg's lock, waited for, keeps other processes'
  * installs apart. Allowed only when the setting says so and the worker is

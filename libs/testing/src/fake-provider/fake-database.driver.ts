@@ -38,8 +38,9 @@ export class FakeDatabaseDriver implements DatabaseDriver {
   async ensureRunning(spec: DatabaseServerSpec): Promise<ObservedDatabaseServer> {
     await this.control.delay();
     this.control.strike('database.ensureRunning', 'before');
-    // The product's promise (its API says so) is that ha ends in error as "not available yet", whatever the provider.
-    if (spec.ha) throw new DriverError('invalid', 'high availability (ha: true) is not available yet: the fake provider runs single servers only');
+    // Three members and a failover are not simulated here: an ha database ends in error saying so,
+    // never a single fake server posing as one (the local provider runs PostgreSQL's and ClickHouse's for real).
+    if (spec.ha) throw new DriverError('invalid', 'high availability (ha: true) is not simulated by the fake provider: it runs single servers only');
     const server = this.servers.get(spec.key) ?? { spec, running: false, startedAt: null };
     this.servers.set(spec.key, server);
     this.save();

@@ -48,6 +48,7 @@ describe('the fake provider', () => {
     superuser: false,
     extensions: [],
     ha: false,
+    memberAddresses: [],
   });
 
   loadBalancerContract('fake', () => ({ driver: balancers, id: () => `lb-${++n}`, tls: { address: '127.0.0.1', port: 20001, certificateId: 1 } }));

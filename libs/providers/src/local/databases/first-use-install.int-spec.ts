@@ -40,6 +40,7 @@ const spec = (n: number): DatabaseServerSpec => ({
   superuser: false,
   extensions: [],
   ha: false,
+  memberAddresses: [],
 });
 
 /**

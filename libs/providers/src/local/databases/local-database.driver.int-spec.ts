@@ -33,6 +33,7 @@ function cacheSpec(n: number): DatabaseServerSpec {
     superuser: false,
     extensions: [],
     ha: false,
+    memberAddresses: [],
   };
 }
 

@@ -10,6 +10,11 @@ import { DriverError } from '../../driver-error';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { SystemPackages } from '../system-packages';
+import { LoadBalancerDriver } from '../../load-balancer.driver';
+import { HaPeers } from '../local-hooks';
+import { ServerPeer } from '../packet-filter';
+import { ClickHouseHa, clickhouseHaPeers } from './clickhouse-ha';
+import { postgresHaPeers, PostgresHa } from './postgres-ha';
 import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
 const run = promisify(execFile);
@@ -26,6 +31,10 @@ export interface LocalDatabaseOptions {
   engines: Partial<Record<DatabaseEngine, LocalEngine>>;
   /** Installs what an engine lacks on first use; absent: what is missing is an error at once. */
   packages?: SystemPackages;
+  /** Where ha databases get their listener; absent: ha is refused with a reason. */
+  balancer?: LoadBalancerDriver;
+  /** Where PostgreSQL templates live (ha members are administered like single servers). */
+  templatesDir?: string;
 }
 
 const POLL_MS = 10;
@@ -99,9 +108,32 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private readonly claimedAs = new Map<string, string>();
 
   private owner: Promise<RunAs> | null = null;
+  /** High-availability PostgreSQL: three Patroni members and etcd per database (postgres-ha.ts). */
+  private readonly ha: PostgresHa;
+  /** High-availability analytics: three ClickHouse members and ZooKeeper per database (clickhouse-ha.ts). */
+  private readonly clickhouseHa: ClickHouseHa;
 
   constructor(private readonly opts: LocalDatabaseOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o710 });
+    this.clickhouseHa = new ClickHouseHa({
+      dir: opts.dir,
+      accounts: opts.accounts,
+      startTimeoutMs: opts.startTimeoutMs,
+      marker: DATABASE_MARKER,
+      balancer: opts.balancer ?? null,
+      runAs: () => this.runAs(),
+      exited: (key) => this.exitListeners.forEach((listener) => listener(key)),
+    });
+    this.ha = new PostgresHa({
+      dir: opts.dir,
+      accounts: opts.accounts,
+      templatesDir: opts.templatesDir ?? join(opts.dir, '..', 'templates'),
+      startTimeoutMs: opts.startTimeoutMs,
+      marker: DATABASE_MARKER,
+      balancer: opts.balancer ?? null,
+      runAs: () => this.runAs(),
+      exited: (key) => this.exitListeners.forEach((listener) => listener(key)),
+    });
   }
 
   /** The database user, made on first use; the servers folder closed to everyone but it. */
@@ -118,6 +150,12 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private closeToOthers(dir: string, user: RunAs): void {
     if (user.name) chownSync(dir, process.getuid!(), user.gid);
     chmodSync(dir, 0o710);
+  }
+
+  /** What an ha database's servers open to one another (LocalHooks.databasePeers). */
+  peers(database: HaPeers): ServerPeer[] {
+    if (database.engine === 'postgres') return postgresHaPeers(database);
+    return database.engine === 'clickhouse' ? clickhouseHaPeers(database) : [];
   }
 
   onExit(listener: (key: string) => void): void {
@@ -152,6 +190,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
+    if (this.clickhouseHa.holds(key)) return this.clickhouseHa.observe(key);
+    if (this.ha.holds(key)) return this.ha.observe(key);
     if (!existsSync(this.paths(key).dir)) return null;
     const pid = this.runningPid(key);
     return { running: pid !== null, ready: pid !== null && this.startRecord(this.paths(key)) === null, pid };
@@ -169,6 +209,9 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   async delete(key: string): Promise<void> {
     // A start in progress finishes (or fails) first, so nothing it makes outlives the delete.
     await this.inflight.get(key)?.catch(() => undefined);
+    // Its listener and processes exist only once ha.json does (written last by the layout).
+    if (this.clickhouseHa.holds(key)) await this.clickhouseHa.delete(key);
+    else if (this.ha.holds(key)) await this.ha.delete(key);
     await this.remove(key);
   }
 
@@ -178,10 +221,11 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   private async start(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
+    if (spec.ha && (spec.engine === 'postgres' || spec.engine === 'clickhouse')) return this.startHa(spec);
     if (spec.ha) {
       throw new DriverError(
         'invalid',
-        'high availability (ha: true) is not available yet: it needs three servers with automatic failover, which a later release adds; ' +
+        `high availability (ha: true) is not available yet for ${spec.engine}: it needs three servers with automatic failover, which a later release adds; ` +
           'create the server without ha, or wait for HA support',
       );
     }
@@ -236,6 +280,30 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       }
       throw err;
     }
+  }
+
+  /**
+   * An ha database: what it needs (Patroni and etcd, ClickHouse and
+   * ZooKeeper) installed on first use where the worker may, then PostgresHa
+   * or ClickHouseHa does the rest.
+   */
+  private async startHa(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
+    const ha = spec.engine === 'clickhouse' ? this.clickhouseHa : this.ha;
+    if (!ha.holds(spec.key)) {
+      const missing = ha.missing(spec);
+      if (missing) {
+        const need = ha.packagesFor();
+        if (!need) throw new DriverError('invalid', missing);
+        const refusal = this.opts.packages ? this.opts.packages.refusal(need) : 'this driver installs nothing';
+        if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (apt-get install ${need.packages.join(' ')} as root adds it)`);
+        const state = this.opts.packages!.request(need);
+        if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
+        if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
+        const still = ha.missing(spec);
+        if (still) throw new DriverError('invalid', still);
+      }
+    }
+    return ha.ensureRunning(spec);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { AppConfig, randomToken, readOrCreateSecret, scramSha256Verifier, secretsDir } from '@stratus/core';
 import { join } from 'node:path';
+import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts } from '../host-accounts';
 import { SystemPackages } from '../system-packages';
 import { ClickHouseEngine } from './clickhouse.engine';
@@ -28,14 +29,16 @@ export function postgresAdmin(dataDir: string): PostgresAdmin {
   return { password, verifier: () => (verifier ??= scramSha256Verifier(password)) };
 }
 
-/** The local provider's database driver: PostgreSQL, Redis, ClickHouse, MariaDB and MySQL servers on loopback addresses. */
-export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts): LocalDatabaseDriver {
+/** The local provider's database driver: PostgreSQL and ClickHouse (single or ha, behind `balancer`), Redis, MariaDB and MySQL servers on loopback addresses. */
+export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts, balancer?: LoadBalancerDriver): LocalDatabaseDriver {
   const dirs = localDatabaseDirs(config.DATA_DIR);
   return new LocalDatabaseDriver({
     dir: dirs.servers,
     accounts,
     startTimeoutMs: config.DATABASE_START_TIMEOUT_MS,
     packages: new SystemPackages(config.SYSTEM_PACKAGES_INSTALL),
+    balancer,
+    templatesDir: dirs.templates,
     engines: {
       postgres: new PostgresEngine(dirs.templates, postgresAdmin(config.DATA_DIR)),
       redis: new RedisEngine(),

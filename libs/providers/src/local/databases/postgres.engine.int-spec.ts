@@ -27,6 +27,7 @@ const spec: DatabaseServerSpec = {
   superuser: false,
   extensions: [],
   ha: false,
+  memberAddresses: [],
 };
 
 const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';

@@ -1,0 +1,650 @@
+import { PRELOADED_EXTENSIONS, randomToken, sqlExtensionName } from '@stratus/core';
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, chownSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DatabaseServerSpec, ObservedDatabaseMember } from '../../databases.driver';
+import { DriverError } from '../../driver-error';
+import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver';
+import { HostAccounts, RunAs } from '../host-accounts';
+import { HaPeers } from '../local-hooks';
+import { ServerPeer } from '../packet-filter';
+import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { PackageNeed } from '../system-packages';
+import { findExecutable } from './host-binaries';
+import type { LocalObservedDatabaseServer } from './local-database.driver';
+import { choosePostgresDistribution, findPostgresDistributions, PostgresDistribution } from './postgres-distributions';
+import { PostgresEngine } from './postgres.engine';
+
+/** Patroni's REST API on each member's address: the balancer's health check asks `/primary` here. */
+export const PATRONI_REST_PORT = 8008;
+/** The consensus store's ports, on the database's own address (the balancer holds only the database port there). */
+export const ETCD_CLIENT_PORT = 2379;
+export const ETCD_PEER_PORT = 2380;
+
+/**
+ * Failover timing (docs/decisions.md, "PostgreSQL high availability"):
+ * the leader's lease lives TTL_S; replicas look every LOOP_WAIT_S (and at
+ * once when etcd tells them the key went); Patroni requires
+ * loop_wait + 2 * retry_timeout <= ttl.
+ */
+export const PATRONI_TIMING = { ttl: 5, loop_wait: 1, retry_timeout: 2 } as const;
+
+/** The balancer's check: only the member whose Patroni says it is the primary takes connections. */
+export const HA_POSTGRES_CHECK: HealthCheckSpec = { kind: 'http', path: '/primary', port: PATRONI_REST_PORT, intervalMs: 500, fall: 2, rise: 1 };
+
+/**
+ * A member that died is started again at once when another member holds
+ * the lead; one that held it is started only once its lease has surely
+ * run out, so that a replica takes over (and no client waits for a crashed
+ * primary to come back): it then rejoins as a replica.
+ */
+const RESTART_LEADER_AFTER_MS = (PATRONI_TIMING.ttl + 3) * 1_000;
+
+const MEMBERS = 3;
+const HA_STATE = 'ha.json';
+const STOP_GRACE_MS = 10_000;
+
+/** What the control folder keeps of an ha database (root's, 0600): its build and the secrets its members share. */
+interface HaState {
+  distribution: PostgresDistribution;
+  /** Of `postgres`, with which Patroni and the control plane administer the members. */
+  superPassword: string;
+  /** Of `replicator`, with which replicas stream and clone. */
+  replicationPassword: string;
+  /** Of Patroni's REST API, for what changes the cluster (reads need none). */
+  restPassword: string;
+  /** The spec was applied through the primary, and the address answered, once: ready from then on while a primary serves. */
+  servedOnce?: boolean;
+}
+
+interface Part {
+  /** `etcd` or `member-<n>`. */
+  name: string;
+  /** Process marker key: `<database key>.<name>`. */
+  key: string;
+}
+
+const ETCD: Omit<Part, 'key'> = { name: 'etcd' };
+
+export interface PostgresHaOptions {
+  dir: string;
+  accounts: HostAccounts;
+  templatesDir: string;
+  startTimeoutMs: number;
+  marker: string;
+  balancer: LoadBalancerDriver | null;
+  runAs(): Promise<RunAs>;
+  exited(databaseKey: string): void;
+}
+
+/**
+ * What the servers of an ha PostgreSQL database open to one another: each
+ * member's PostgreSQL (replication, clones, pg_rewind) and Patroni REST API,
+ * and etcd on the database's address. The REST API and etcd are private:
+ * no instance reaches them, whatever its groups allow.
+ */
+export function postgresHaPeers(database: HaPeers): ServerPeer[] {
+  return [
+    ...database.memberAddresses.flatMap((address) => [
+      { address, port: database.port, private: false },
+      { address, port: PATRONI_REST_PORT, private: true },
+    ]),
+    { address: database.address, port: ETCD_CLIENT_PORT, private: true },
+    { address: database.address, port: ETCD_PEER_PORT, private: true },
+  ];
+}
+
+/** The balancer listener of an ha database: the database's own address and port. */
+export function haListenerId(key: string): string {
+  return `dbha-${key}`;
+}
+
+/**
+ * High-availability PostgreSQL on the local provider: per database one
+ * etcd (the consensus store, on the database's address) and three
+ * Patroni-managed PostgreSQL members on the member addresses, with
+ * synchronous replication, behind a balancer listener on the database's
+ * address whose check asks each member's Patroni for `/primary`. Every
+ * process runs as the installation's database user, is marked
+ * (`<key>.etcd`, `<key>.member-<n>`: Patroni and the postmaster it starts
+ * in a session of its own both carry it) and is restarted by the
+ * reconciler when it dies. Files: `<dir>/<key>/` root's (ha.json with the
+ * secrets, logs, pid files), `etcd/` and `member-<n>/` the database user's
+ * (0700), each member's `patroni.yml` 0600 in its folder.
+ */
+export class PostgresHa {
+  /** When each part was first seen dead, for RESTART_LEADER_AFTER_MS. */
+  private readonly downSince = new Map<string, number>();
+
+  constructor(private readonly opts: PostgresHaOptions) {}
+
+  /** This key is an ha database laid out here. */
+  holds(key: string): boolean {
+    return existsSync(join(this.opts.dir, key, HA_STATE));
+  }
+
+  /** What the host lacks for an ha database of `spec`, or null: Patroni and etcd, and a PostgreSQL build with pg_basebackup and pg_rewind. */
+  missing(spec: DatabaseServerSpec): string | null {
+    const tools = ['patroni', 'etcd'].filter((bin) => !findExecutable(bin));
+    if (tools.length) return `${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} not installed on this host`;
+    const chosen = this.distribution(spec);
+    return typeof chosen === 'string' ? chosen : null;
+  }
+
+  /** Patroni and etcd from Debian; null when those are there (a PostgreSQL build it lacks is not something this host's packages supply). */
+  packagesFor(): PackageNeed | null {
+    const packages = [findExecutable('patroni') ? null : 'patroni', findExecutable('etcd') ? null : 'etcd-server'].filter((p): p is string => p !== null);
+    return packages.length ? { packages, why: 'the first high-availability PostgreSQL database on this host' } : null;
+  }
+
+  /**
+   * The first build of the version with every extension and the tools a
+   * member needs to be cloned (pg_basebackup) and to rejoin after a
+   * failover (pg_rewind); the npm builds have neither.
+   */
+  private distribution(spec: DatabaseServerSpec): PostgresDistribution | string {
+    const all = findPostgresDistributions(spec.version!);
+    const able = all.filter((d) => ['pg_basebackup', 'pg_rewind'].every((tool) => existsSync(join(d.bin, tool))));
+    if (all.length > 0 && able.length === 0) {
+      return (
+        `PostgreSQL ${spec.version} with ha: true needs pg_basebackup and pg_rewind, which this host's PostgreSQL ${spec.version} ` +
+        `(${all.map((d) => d.id).join(', ')}) lacks; a full build (Debian's postgresql-${spec.version}) has them`
+      );
+    }
+    return choosePostgresDistribution(spec.version!, spec.extensions, able);
+  }
+
+  async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
+    const state = this.state(key);
+    if (!state) return existsSync(join(this.opts.dir, key)) ? { running: false, ready: false, pid: null } : null;
+    const etcd = this.partPid(key, ETCD.name);
+    const patronis = this.members(key).map((m) => this.partPid(key, m.name));
+    const view = await this.cluster(key);
+    const running = etcd !== null || patronis.some((p) => p !== null);
+    const primary = view.members.find((m) => m.role === 'primary' && m.health === 'up');
+    return {
+      running,
+      ready: !!state.servedOnce && !!primary,
+      pid: etcd,
+      members: view.members,
+      degraded: view.degraded,
+    };
+  }
+
+  /**
+   * Lays out what is missing, starts what is not running (a member whose
+   * data folder is gone is cloned again by its Patroni), keeps the
+   * balancer listener, and says ready once all three members run, a
+   * synchronous standby streams, the spec is applied through the primary,
+   * and the address answers.
+   */
+  async ensureRunning(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
+    if (spec.engine !== 'postgres') throw new DriverError('invalid', `high availability (ha: true) of ${spec.engine} is not run by this provider`);
+    if (spec.memberAddresses.length !== MEMBERS) throw new DriverError('invalid', `high availability needs ${MEMBERS} member addresses, got ${spec.memberAddresses.length}`);
+    if (!this.opts.balancer) throw new DriverError('invalid', 'high availability (ha: true) needs the load balancer, which this worker does not have');
+    const runAs = await this.opts.runAs();
+    let state = this.state(spec.key);
+    const fresh = state === null;
+    try {
+      if (!state) state = this.layOut(spec, runAs);
+      await this.keepListener(spec);
+      if (this.partPid(spec.key, ETCD.name) === null) this.spawnPart(spec.key, ETCD.name, this.etcdCommand(spec), runAs);
+      const view = await this.cluster(spec.key);
+      this.members(spec.key).forEach((m, n) => {
+        if (this.partPid(spec.key, m.name) !== null) return this.downSince.delete(m.key);
+        const since = this.downSince.get(m.key) ?? Date.now();
+        this.downSince.set(m.key, since);
+        const leaderElsewhere = view.members.some((other, i) => i !== n && other.role === 'primary' && other.health === 'up');
+        const wasLeader = view.leader === m.name || view.leader === null;
+        if (!state!.servedOnce || leaderElsewhere || !wasLeader || Date.now() - since >= RESTART_LEADER_AFTER_MS) {
+          this.stopStrays(spec.key, n);
+          this.prepareMember(spec.key, n, runAs);
+          this.spawnPart(spec.key, m.name, { bin: findExecutable('patroni')!, args: [join(this.memberDir(spec.key, n), 'patroni.yml')] }, runAs);
+          this.downSince.delete(m.key);
+        }
+      });
+      const primary = view.members.find((m) => m.role === 'primary' && m.health === 'up');
+      const base = { running: true, pid: this.partPid(spec.key, ETCD.name), members: view.members, degraded: view.degraded };
+      if (!primary) {
+        this.timedOut(spec, state, fresh);
+        return { ...base, ready: false };
+      }
+      const at = spec.memberAddresses.indexOf(primary.address);
+      const admin = this.admin(state);
+      await admin.configure(spec, { dir: this.memberDir(spec.key, at), data: '', run: join(this.memberDir(spec.key, at), 'run'), log: '' });
+      if (!state.servedOnce) {
+        // Patroni's view (every member up, a synchronous standby named) and the primary's own (both replicas streaming, one in sync).
+        const whole = !view.degraded && (await this.syncStreaming(spec, state, at));
+        if (!whole || !(await this.answers(spec, state))) {
+          this.timedOut(spec, state, fresh);
+          return { ...base, ready: false };
+        }
+        state.servedOnce = true;
+        this.writeState(spec.key, state);
+      }
+      return { ...base, ready: true };
+    } catch (err) {
+      // Never came up: nothing is left of it.
+      if (err instanceof DriverError && err.terminal && !state?.servedOnce) await this.delete(spec.key);
+      throw err;
+    }
+  }
+
+  /** Stops every member and etcd, removes the listener and every folder. */
+  async delete(key: string): Promise<void> {
+    await this.opts.balancer?.deleteListener(haListenerId(key));
+    const parts = [ETCD.name, ...Array.from({ length: MEMBERS }, (_, n) => `member-${n}`)];
+    // Patroni first: a member whose Patroni is gone never restarts its postmaster.
+    for (const [i, name] of [...parts.slice(1), parts[0]].entries()) {
+      const pid = this.partPid(key, name);
+      if (pid !== null) signalGroup(pid, 'SIGKILL');
+      this.stopStrays(key, i < MEMBERS ? i : null);
+    }
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (this.leadersOf(key).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const leader of this.leadersOf(key)) signalGroup(leader.pid, 'SIGKILL');
+    rmSync(join(this.opts.dir, key), { recursive: true, force: true });
+    for (const part of parts) this.downSince.delete(`${key}.${part}`);
+  }
+
+  /** Everything of this database still running: process-group leaders carrying its marker, as the database user. */
+  private leadersOf(key: string): Array<{ pid: number }> {
+    const uid = this.opts.accounts.databaseUserNow()?.uid;
+    const found: Array<{ pid: number }> = [];
+    for (const [id, leaders] of scanMarkedLeaders(this.opts.marker, this.opts.accounts.installation)) {
+      if (!id.startsWith(`${key}.`)) continue;
+      found.push(...leaders.filter((l) => [process.getuid?.(), uid].includes(processUid(l.pid) ?? -1)));
+    }
+    return found;
+  }
+
+  /**
+   * A member's processes left without its Patroni (a postmaster whose
+   * Patroni was killed): stopped before a new Patroni starts. The
+   * postmaster rewrites its environment for its process title, so it is
+   * found by its data folder's postmaster.pid (and its working folder).
+   */
+  private stopStrays(key: string, n: number | null): void {
+    const uid = this.opts.accounts.databaseUserNow()?.uid;
+    const partKey = n === null ? `${key}.${ETCD.name}` : `${key}.member-${n}`;
+    for (const leader of scanMarkedLeaders(this.opts.marker, this.opts.accounts.installation).get(partKey) ?? []) {
+      if ([process.getuid?.(), uid].includes(processUid(leader.pid) ?? -1)) signalGroup(leader.pid, 'SIGKILL');
+    }
+    if (n === null) return;
+    const postmaster = postmasterPid(join(this.memberDir(key, n), 'data'));
+    // Its group is that of the short-lived helper Patroni started it from (setsid): its backends go with it.
+    if (postmaster !== null && [process.getuid?.(), uid].includes(processUid(postmaster) ?? -1)) signalGroup(readStat(postmaster)?.pgrp ?? postmaster, 'SIGKILL');
+  }
+
+  private timedOut(spec: DatabaseServerSpec, state: HaState, fresh: boolean): void {
+    if (fresh || state.servedOnce) return;
+    const since = this.stateStartedAt(spec.key);
+    if (since !== null && Date.now() - since > this.opts.startTimeoutMs * 2) {
+      throw new DriverError('invalid', `the high-availability members did not all come up within ${this.opts.startTimeoutMs * 2} ms; last output: ${this.tail(spec.key)}`);
+    }
+  }
+
+  /** The listener on the database's address, whose backends are the members. */
+  private async keepListener(spec: DatabaseServerSpec): Promise<void> {
+    const id = haListenerId(spec.key);
+    const balancer = this.opts.balancer!;
+    await balancer.ensureListener({ id, address: spec.address, port: spec.port, protocol: 'tcp', check: HA_POSTGRES_CHECK });
+    const held = await balancer.observe(id);
+    for (const address of spec.memberAddresses) {
+      if (!held?.backends.some((b) => b.address === address && b.port === spec.port && b.state === 'active')) await balancer.addBackend(id, { address, port: spec.port });
+    }
+  }
+
+  /** What the members' Patroni say of the cluster (any one of them answers for all), with each member's health. */
+  private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null }> {
+    const addresses = this.memberAddresses(key);
+    let answer: PatroniCluster | null = null;
+    for (const address of addresses) {
+      answer = await patroniCluster(address).catch(() => null);
+      if (answer) break;
+    }
+    const listed = answer?.members ?? [];
+    const leader = listed.find((m) => m.role === 'leader')?.name ?? null;
+    const members = addresses.map((address, n): ObservedDatabaseMember => {
+      const m = listed.find((l) => l.name === `member-${n}`);
+      const alive = this.partPid(key, `member-${n}`) !== null;
+      const up = alive && !!m && m.state === 'running';
+      const lag = m && m.role !== 'leader' && typeof m.lag === 'number' ? { value: m.lag, unit: 'bytes' as const } : null;
+      return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
+    });
+    const syncStandby = listed.some((m) => m.role === 'sync_standby' && m.state === 'running');
+    return { members, degraded: members.some((m) => m.health === 'down') || !syncStandby, leader };
+  }
+
+  /** Both replicas stream from the primary, and one of them is its synchronous standby. */
+  private async syncStreaming(spec: DatabaseServerSpec, state: HaState, primary: number): Promise<boolean> {
+    const client = new Client({
+      host: join(this.memberDir(spec.key, primary), 'run'),
+      port: spec.port,
+      user: 'postgres',
+      password: state.superPassword,
+      database: 'postgres',
+      connectionTimeoutMillis: 5_000,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query(
+        `SELECT count(*) FILTER (WHERE state = 'streaming')::int AS streaming, count(*) FILTER (WHERE sync_state IN ('sync', 'quorum'))::int AS sync FROM pg_stat_replication`,
+      );
+      return rows[0].streaming >= MEMBERS - 1 && rows[0].sync >= 1;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The database's address leads to a primary that takes writes (the balancer found it). */
+  private async answers(spec: DatabaseServerSpec, state: HaState): Promise<boolean> {
+    const client = new Client({ host: spec.address, port: spec.port, user: 'postgres', password: state.superPassword, database: 'postgres', connectionTimeoutMillis: 2_000 });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const { rows } = await client.query('SELECT pg_is_in_recovery() AS standby');
+      return rows[0].standby === false;
+    } catch {
+      return false;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The members are administered like a single server (PostgresEngine.configure), as `postgres` with this database's own password. */
+  private admin(state: HaState): PostgresEngine {
+    return new PostgresEngine(this.opts.templatesDir, { password: state.superPassword, verifier: () => Promise.reject(new Error('not used')) });
+  }
+
+  /** The control folder, etcd's folder, the members' folders and settings; ha.json last, so a half-made layout is made again. */
+  private layOut(spec: DatabaseServerSpec, runAs: RunAs): HaState {
+    const distribution = this.distribution(spec);
+    if (typeof distribution === 'string') throw new DriverError('invalid', distribution);
+    const dir = join(this.opts.dir, spec.key);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true, mode: 0o710 });
+    if (runAs.name) chownSync(dir, process.getuid!(), runAs.gid);
+    chmodSync(dir, 0o710);
+    const state: HaState = { distribution, superPassword: randomToken(32), replicationPassword: randomToken(32), restPassword: randomToken(32) };
+    this.ownedDir(join(dir, 'etcd'), runAs);
+    for (let n = 0; n < MEMBERS; n++) {
+      const memberDir = this.memberDir(spec.key, n);
+      this.ownedDir(memberDir, runAs);
+      this.ownedDir(join(memberDir, 'run'), runAs);
+      const yml = join(memberDir, 'patroni.yml');
+      writeFileSync(yml, patroniConfig(spec, n, memberDir, state), { mode: 0o600 });
+      if (runAs.name) chownSync(yml, runAs.uid, runAs.gid);
+    }
+    writeFileSync(join(dir, 'members'), spec.memberAddresses.join('\n') + '\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'started-at'), String(Date.now()), { mode: 0o600 });
+    this.writeState(spec.key, state);
+    return state;
+  }
+
+  /** A member's folder and sockets folder as they must be before its Patroni starts (a removed data folder is cloned again by it). */
+  private prepareMember(key: string, n: number, runAs: RunAs): void {
+    const memberDir = this.memberDir(key, n);
+    if (!existsSync(join(memberDir, 'patroni.yml'))) throw new DriverError('invalid', `member ${n} of ${key} lost its settings; delete and create the database again`);
+    this.ownedDir(join(memberDir, 'run'), runAs);
+  }
+
+  private ownedDir(path: string, runAs: RunAs): void {
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (runAs.name) chownSync(path, runAs.uid, runAs.gid);
+    chmodSync(path, 0o700);
+  }
+
+  private etcdCommand(spec: DatabaseServerSpec): { bin: string; args: string[] } {
+    const client = `http://${spec.address}:${ETCD_CLIENT_PORT}`;
+    const peer = `http://${spec.address}:${ETCD_PEER_PORT}`;
+    return {
+      bin: findExecutable('etcd')!,
+      args: [
+        '--name=consensus',
+        `--data-dir=${join(this.opts.dir, spec.key, 'etcd')}`,
+        `--listen-client-urls=${client}`,
+        `--advertise-client-urls=${client}`,
+        `--listen-peer-urls=${peer}`,
+        `--initial-advertise-peer-urls=${peer}`,
+        `--initial-cluster=consensus=${peer}`,
+        '--initial-cluster-state=new',
+        // One member: no peer to hear from; short ticks keep lease expiry close to its TTL.
+        '--heartbeat-interval=100',
+        '--election-timeout=500',
+        '--snapshot-count=10000',
+        '--auto-compaction-mode=revision',
+        '--auto-compaction-retention=1000',
+        '--quota-backend-bytes=268435456',
+        '--logger=zap',
+        '--log-level=warn',
+      ],
+    };
+  }
+
+  private spawnPart(key: string, name: string, { bin, args }: { bin: string; args: string[] }, runAs: RunAs): number {
+    const dir = join(this.opts.dir, key);
+    const log = openSync(join(dir, `${name}.log`), 'a', 0o600);
+    let child: ChildProcess;
+    const cwd = name === ETCD.name ? join(dir, 'etcd') : join(dir, name);
+    try {
+      fchmodSync(log, 0o600);
+      child = spawn(bin, args, {
+        cwd,
+        detached: true,
+        stdio: ['ignore', log, log],
+        ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
+        env: {
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          LANG: 'C.UTF-8',
+          HOME: cwd,
+          ETCDCTL_API: '3',
+          [this.opts.marker]: markerValue(this.opts.accounts.installation, `${key}.${name}`),
+        },
+      });
+    } finally {
+      closeSync(log);
+    }
+    child.on('error', () => undefined);
+    if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${key}`);
+    writeFileSync(join(dir, `${name}.pid`), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`, { mode: 0o600 });
+    child.on('exit', () => this.opts.exited(key));
+    child.unref();
+    return child.pid;
+  }
+
+  /** A part's own process (etcd, or a member's Patroni) when it runs: from its pid file. */
+  private partPid(key: string, name: string): number | null {
+    try {
+      const [pid, startTime] = readFileSync(join(this.opts.dir, key, `${name}.pid`), 'utf8')
+        .trim()
+        .split(' ');
+      const stat = readStat(Number(pid));
+      if (isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid) return stat.pid;
+    } catch {
+      // no pid file
+    }
+    return null;
+  }
+
+  private members(key: string): Part[] {
+    return Array.from({ length: MEMBERS }, (_, n) => ({ name: `member-${n}`, key: `${key}.member-${n}` }));
+  }
+
+  private memberAddresses(key: string): string[] {
+    try {
+      return readFileSync(join(this.opts.dir, key, 'members'), 'utf8')
+        .trim()
+        .split('\n');
+    } catch {
+      return [];
+    }
+  }
+
+  private memberDir(key: string, n: number): string {
+    return join(this.opts.dir, key, `member-${n}`);
+  }
+
+  private state(key: string): HaState | null {
+    try {
+      return JSON.parse(readFileSync(join(this.opts.dir, key, HA_STATE), 'utf8')) as HaState;
+    } catch {
+      return null;
+    }
+  }
+
+  private writeState(key: string, state: HaState): void {
+    writeFileSync(join(this.opts.dir, key, HA_STATE), JSON.stringify(state), { mode: 0o600 });
+  }
+
+  private stateStartedAt(key: string): number | null {
+    try {
+      return Number(readFileSync(join(this.opts.dir, key, 'started-at'), 'utf8'));
+    } catch {
+      return null;
+    }
+  }
+
+  private tail(key: string, chars = 400): string {
+    const dir = join(this.opts.dir, key);
+    const logs = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')) : [];
+    return JSON.stringify(
+      logs
+        .map((f) => {
+          try {
+            return `${f}: ${readFileSync(join(dir, f), 'utf8').trim().slice(-chars)}`;
+          } catch {
+            return '';
+          }
+        })
+        .join(' | '),
+    );
+  }
+}
+
+/** The postmaster of a data folder while it runs: postmaster.pid's first line, when that process works in the folder. */
+export function postmasterPid(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return pid > 0 && isAlive(readStat(pid)) && readlinkSync(`/proc/${pid}/cwd`) === dataDir ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+interface PatroniCluster {
+  /** role: leader, sync_standby or replica; state: running once its PostgreSQL runs. */
+  members: Array<{ name: string; role: string; state: string; lag?: number | string }>;
+}
+
+/** GET /cluster of a member's Patroni: every member as the consensus store has it. */
+async function patroniCluster(address: string): Promise<PatroniCluster> {
+  const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/cluster`, { signal: AbortSignal.timeout(1_000) });
+  if (!res.ok) throw new Error(`patroni answered ${res.status}`);
+  return (await res.json()) as PatroniCluster;
+}
+
+/**
+ * One member's Patroni settings. The shared part (bootstrap.dcs) is
+ * written to etcd by the member that bootstraps the cluster; the timing
+ * and synchronous settings are explained in docs/decisions.md.
+ */
+export function patroniConfig(spec: DatabaseServerSpec, n: number, memberDir: string, state: HaState): string {
+  const address = spec.memberAddresses[n];
+  const preload = spec.extensions.filter((e) => PRELOADED_EXTENSIONS.includes(e)).map(sqlExtensionName);
+  const q = (s: string) => JSON.stringify(s);
+  const parameters = [
+    `unix_socket_directories: ${q(join(memberDir, 'run'))}`,
+    'password_encryption: scram-sha-256',
+    'max_connections: 100',
+    'shared_buffers: 32MB',
+    ...(preload.length ? [`shared_preload_libraries: ${q(preload.join(','))}`] : []),
+  ];
+  return `# Written by the local provider: member ${n} of ${spec.key}.
+scope: ${q(spec.key)}
+namespace: /stratus/
+name: member-${n}
+log:
+  level: WARNING
+# No watchdog device for an unprivileged user; fencing is the balancer's check and the lease.
+watchdog:
+  mode: "off"
+restapi:
+  listen: ${q(`${address}:${PATRONI_REST_PORT}`)}
+  connect_address: ${q(`${address}:${PATRONI_REST_PORT}`)}
+  authentication:
+    username: patroni
+    password: ${q(state.restPassword)}
+etcd3:
+  hosts: ${q(`${spec.address}:${ETCD_CLIENT_PORT}`)}
+bootstrap:
+  dcs:
+    ttl: ${PATRONI_TIMING.ttl}
+    loop_wait: ${PATRONI_TIMING.loop_wait}
+    retry_timeout: ${PATRONI_TIMING.retry_timeout}
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    synchronous_node_count: 1
+    failsafe_mode: true
+    postgresql:
+      use_pg_rewind: true
+      use_slots: true
+      remove_data_directory_on_rewind_failure: true
+      remove_data_directory_on_diverged_timelines: true
+      parameters:
+        wal_level: replica
+        hot_standby: "on"
+        wal_log_hints: "on"
+        synchronous_commit: "on"
+        max_wal_senders: 10
+        max_replication_slots: 10
+        wal_keep_size: 128MB
+  initdb:
+    - encoding: UTF8
+    - no-locale
+    - auth-local: scram-sha-256
+    - auth-host: scram-sha-256
+postgresql:
+  listen: ${q(`${address}:${spec.port}`)}
+  connect_address: ${q(`${address}:${spec.port}`)}
+  data_dir: ${q(join(memberDir, 'data'))}
+  bin_dir: ${q(state.distribution.bin)}
+  pgpass: ${q(join(memberDir, 'pgpass'))}
+  use_unix_socket: true
+  use_unix_socket_repl: false
+  authentication:
+    superuser:
+      username: postgres
+      password: ${q(state.superPassword)}
+    replication:
+      username: replicator
+      password: ${q(state.replicationPassword)}
+  parameters:
+${parameters.map((p) => `    ${p}`).join('\n')}
+  pg_hba:
+    - local all all scram-sha-256
+    - host replication replicator 0.0.0.0/0 scram-sha-256
+    - host all all 0.0.0.0/0 scram-sha-256
+    - host all all ::/0 scram-sha-256
+tags:
+  nofailover: false
+  noloadbalance: false
+  clonefrom: false
+  nosync: false
+`;
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // not a group leader, or gone
+    }
+  }
+}
