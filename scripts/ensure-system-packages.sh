@@ -11,7 +11,8 @@
 #
 # What only some resources need (ClickHouse for analytics, MariaDB for
 # relational databases, PostgreSQL 15 with postgis or pgaudit, Patroni and
-# etcd for high-availability PostgreSQL) is installed by the worker when the first
+# etcd for high-availability PostgreSQL, ZooKeeper for high-availability
+# analytics) is installed by the worker when the first
 # resource asks for it (SYSTEM_PACKAGES_INSTALL); the resource stays
 # `provisioning` meanwhile, its status_reason saying so.
 #
@@ -19,6 +20,7 @@
 # must not wait for them):
 #
 #   clickhouse-server        analytics (ClickHouse 18.16)
+#   zookeeper                high-availability analytics (ha: true): coordinates the replicas (pulls a Java runtime)
 #   mariadb-server           relational databases with engine mariadb (MariaDB 10.11)
 #   mariadb-client           the client the worker administers them with
 #   postgresql-15            PostgreSQL 15, for postgis and pgaudit
@@ -46,6 +48,7 @@ why() {
     redis-server) echo "the embedded Redis, as REDIS_URL is unset" ;;
     chromium | fonts-liberation) echo "the browser tests" ;;
     patroni | etcd-server) echo "high-availability PostgreSQL databases (ha: true)" ;;
+    zookeeper) echo "high-availability analytics (ha: true): replicated tables" ;;
     *) echo "asked for with --all" ;;
   esac
 }
@@ -61,7 +64,7 @@ for arg in "$@"; do
   esac
 done
 if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
-[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit patroni etcd-server"
+[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server zookeeper mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit patroni etcd-server"
 [ -n "$BROWSER" ] && PACKAGES="$PACKAGES chromium fonts-liberation"
 
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }

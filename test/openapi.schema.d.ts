@@ -1370,7 +1370,7 @@ export interface components {
       /** @description generated when omitted; returned once, never stored */
       db_password?: string;
       /**
-       * @description three replicas (not available yet: such a create ends in error)
+       * @description three ClickHouse replicas behind one load-balancer address, replicated tables made ON CLUSTER stratus on all three; roughly triples the cost; never enabled implicitly
        * @default false
        */
       ha?: boolean;

@@ -7,6 +7,10 @@ export interface InstanceSpec {
   port: number;
   userData: string | null;
   flavor: { vcpus: number; ramMb: number };
+  /** The keypair a cloud provider puts in the server (the local provider has no login). */
+  keyName?: string;
+  /** The catalog's security group ids, for a cloud provider that enforces them itself (the local provider reads them from the database). */
+  securityGroupIds?: string[];
 }
 
 export interface ObservedInstance {

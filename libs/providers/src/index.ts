@@ -25,3 +25,4 @@ export { existingInstallationId, hostNames, installationId } from './local/insta
 export { canConnect, shadowedByWildcard, tcpListeners } from './local/listeners';
 export * from './local/packet-filter';
 export { LocalLoadBalancerDriver } from './local/local-load-balancer.driver';
+export * from './openstack';

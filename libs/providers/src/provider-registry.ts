@@ -4,6 +4,9 @@ import { CatalogDriver } from './catalog.driver';
 import { LocalCatalog } from './local/local-catalog';
 import { LocalImages } from './local/local-images';
 import { LocalProviderModule } from './local/local-provider.module';
+import { OpenStackCatalogDriver } from './openstack/openstack-catalog.driver';
+import { resolveCloud } from './openstack/openstack-cloud';
+import { OpenStackProviderModule, openStackClient } from './openstack/openstack-provider.module';
 
 /** A provider PROVIDER may name: its Nest module (exporting every driver token) and its catalog. */
 export interface ProviderEntry {
@@ -40,7 +43,10 @@ const REGISTRY: Record<ProviderName, ProviderEntry | { unavailable: string }> = 
     module: () => fakeProvider().FakeProviderModule,
     catalog: (config) => new (fakeProvider().FakeCatalogDriver)(config.LOCAL_ADDRESS_POOL),
   },
-  openstack: { unavailable: 'PROVIDER=openstack is not built in this release (it is planned); set PROVIDER=local' },
+  openstack: {
+    module: () => OpenStackProviderModule,
+    catalog: (config) => new OpenStackCatalogDriver(openStackClient(config)),
+  },
 };
 
 /** The registry entry PROVIDER names, or a ProviderUnavailableError that says why not. */
@@ -51,6 +57,14 @@ export function providerEntry(config: AppConfig): ProviderEntry {
   // In-memory drivers would report resources that do not exist: never in production.
   if (config.PROVIDER === 'fake' && config.NODE_ENV === 'production') {
     throw new ProviderUnavailableError("PROVIDER=fake is the test tree's in-memory provider and is refused with NODE_ENV=production");
+  }
+  // A cloud that cannot be read (no clouds.yaml, no credentials) stops the start as a provider that is not there would.
+  if (config.PROVIDER === 'openstack') {
+    try {
+      resolveCloud(config);
+    } catch (err) {
+      throw new ProviderUnavailableError(`PROVIDER=openstack: ${(err as Error).message}`);
+    }
   }
   return entry;
 }

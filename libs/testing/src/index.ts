@@ -24,3 +24,5 @@ export * from './worker-on-fake';
 export * from './fresh-host';
 export * from './browser';
 export * from './clusters';
+export * from './openstack-testbed';
+export * from './openstack-fault-proxy';

@@ -16,7 +16,11 @@ export class CreateAnalyticsDto extends ManagedDatabaseFieldsDto {
   @Password()
   db_password?: string;
 
-  @ApiPropertyOptional({ default: false, description: 'three replicas (not available yet: such a create ends in error)' })
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'three ClickHouse replicas behind one load-balancer address, replicated tables made ON CLUSTER stratus on all three; roughly triples the cost; never enabled implicitly',
+  })
   @OptionalBoolean()
   ha?: boolean;
 

@@ -92,6 +92,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
           port: row.port,
           userData: row.userData,
           flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
+          keyName: row.keypairName || undefined,
+          securityGroupIds: row.securityGroupIds,
         }),
       (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );

@@ -134,12 +134,72 @@ export class AppConfig {
 
   /**
    * Which provider's drivers the worker runs (libs/providers, registry).
-   * `openstack` is accepted here and refused at start while it is not built,
-   * so the message says that rather than "not one of". `fake` is the test
-   * tree's in-memory provider.
+   * `openstack` drives a real cloud (the OS_* settings below). `fake` is
+   * the test tree's in-memory provider.
    */
   @IsIn([...PROVIDER_NAMES])
   PROVIDER: ProviderName = 'local';
+
+  // --- OpenStack provider (PROVIDER=openstack) ----------------------------
+  // The names and meanings the OpenStack clients use (docs/operations.md):
+  // OS_CLOUD picks a cloud of clouds.yaml; without it the OS_* variables
+  // below describe the cloud. Empty means unset. Secrets among them are
+  // never logged or put in an error message.
+
+  /** The cloud of clouds.yaml to use. */
+  @IsString()
+  OS_CLOUD = '';
+
+  /** Where clouds.yaml is; empty: ./clouds.yaml, ~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml. */
+  @IsString()
+  OS_CLIENT_CONFIG_FILE = '';
+
+  @IsString()
+  OS_AUTH_URL = '';
+
+  /** `password` (the default) or `v3applicationcredential`. */
+  @IsIn(['', 'password', 'v3password', 'v3applicationcredential'])
+  OS_AUTH_TYPE = '';
+
+  @IsString()
+  OS_USERNAME = '';
+
+  @IsString()
+  OS_USER_ID = '';
+
+  @IsString()
+  OS_PASSWORD = '';
+
+  @IsString()
+  OS_PROJECT_NAME = '';
+
+  @IsString()
+  OS_PROJECT_ID = '';
+
+  @IsString()
+  OS_USER_DOMAIN_NAME = '';
+
+  @IsString()
+  OS_PROJECT_DOMAIN_NAME = '';
+
+  @IsString()
+  OS_REGION_NAME = '';
+
+  @IsIn(['', 'public', 'internal', 'admin'])
+  OS_INTERFACE = '';
+
+  @IsString()
+  OS_APPLICATION_CREDENTIAL_ID = '';
+
+  @IsString()
+  OS_APPLICATION_CREDENTIAL_NAME = '';
+
+  @IsString()
+  OS_APPLICATION_CREDENTIAL_SECRET = '';
+
+  /** The Neutron network (name or id) a server goes on when it has no port of its own; empty: the project's only network. */
+  @IsString()
+  OPENSTACK_NETWORK = '';
 
   /** Loopback block the local provider hands out, one address per resource. */
   @Matches(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-9])$/)

@@ -39,9 +39,8 @@ export class FakeDatabaseDriver implements DatabaseDriver {
     await this.control.delay();
     this.control.strike('database.ensureRunning', 'before');
     // Three members and a failover are not simulated here: an ha database ends in error saying so,
-    // never a single fake server posing as one (the local provider runs PostgreSQL's for real).
-    if (spec.ha && spec.engine === 'postgres') throw new DriverError('invalid', 'high availability (ha: true) is not simulated by the fake provider: it runs single servers only');
-    if (spec.ha) throw new DriverError('invalid', 'high availability (ha: true) is not available yet: the fake provider runs single servers only');
+    // never a single fake server posing as one (the local provider runs PostgreSQL's and ClickHouse's for real).
+    if (spec.ha) throw new DriverError('invalid', 'high availability (ha: true) is not simulated by the fake provider: it runs single servers only');
     const server = this.servers.get(spec.key) ?? { spec, running: false, startedAt: null };
     this.servers.set(spec.key, server);
     this.save();

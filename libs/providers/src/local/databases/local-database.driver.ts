@@ -13,6 +13,7 @@ import { SystemPackages } from '../system-packages';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HaPeers } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
+import { ClickHouseHa, clickhouseHaPeers } from './clickhouse-ha';
 import { postgresHaPeers, PostgresHa } from './postgres-ha';
 import { LocalEngine, ServerCommand, ServerPaths, SpareLink } from './local-engine';
 
@@ -109,9 +110,20 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private owner: Promise<RunAs> | null = null;
   /** High-availability PostgreSQL: three Patroni members and etcd per database (postgres-ha.ts). */
   private readonly ha: PostgresHa;
+  /** High-availability analytics: three ClickHouse members and ZooKeeper per database (clickhouse-ha.ts). */
+  private readonly clickhouseHa: ClickHouseHa;
 
   constructor(private readonly opts: LocalDatabaseOptions) {
     mkdirSync(opts.dir, { recursive: true, mode: 0o710 });
+    this.clickhouseHa = new ClickHouseHa({
+      dir: opts.dir,
+      accounts: opts.accounts,
+      startTimeoutMs: opts.startTimeoutMs,
+      marker: DATABASE_MARKER,
+      balancer: opts.balancer ?? null,
+      runAs: () => this.runAs(),
+      exited: (key) => this.exitListeners.forEach((listener) => listener(key)),
+    });
     this.ha = new PostgresHa({
       dir: opts.dir,
       accounts: opts.accounts,
@@ -142,7 +154,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
 
   /** What an ha database's servers open to one another (LocalHooks.databasePeers). */
   peers(database: HaPeers): ServerPeer[] {
-    return database.engine === 'postgres' ? postgresHaPeers(database) : [];
+    if (database.engine === 'postgres') return postgresHaPeers(database);
+    return database.engine === 'clickhouse' ? clickhouseHaPeers(database) : [];
   }
 
   onExit(listener: (key: string) => void): void {
@@ -177,6 +190,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
+    if (this.clickhouseHa.holds(key)) return this.clickhouseHa.observe(key);
     if (this.ha.holds(key)) return this.ha.observe(key);
     if (!existsSync(this.paths(key).dir)) return null;
     const pid = this.runningPid(key);
@@ -196,7 +210,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     // A start in progress finishes (or fails) first, so nothing it makes outlives the delete.
     await this.inflight.get(key)?.catch(() => undefined);
     // Its listener and processes exist only once ha.json does (written last by the layout).
-    if (this.ha.holds(key)) await this.ha.delete(key);
+    if (this.clickhouseHa.holds(key)) await this.clickhouseHa.delete(key);
+    else if (this.ha.holds(key)) await this.ha.delete(key);
     await this.remove(key);
   }
 
@@ -206,7 +221,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   }
 
   private async start(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
-    if (spec.ha && spec.engine === 'postgres') return this.startHa(spec);
+    if (spec.ha && (spec.engine === 'postgres' || spec.engine === 'clickhouse')) return this.startHa(spec);
     if (spec.ha) {
       throw new DriverError(
         'invalid',
@@ -267,23 +282,28 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     }
   }
 
-  /** An ha database: Patroni and etcd installed on first use where the worker may, then PostgresHa does the rest. */
+  /**
+   * An ha database: what it needs (Patroni and etcd, ClickHouse and
+   * ZooKeeper) installed on first use where the worker may, then PostgresHa
+   * or ClickHouseHa does the rest.
+   */
   private async startHa(spec: DatabaseServerSpec): Promise<LocalObservedDatabaseServer> {
-    if (!this.ha.holds(spec.key)) {
-      const missing = this.ha.missing(spec);
+    const ha = spec.engine === 'clickhouse' ? this.clickhouseHa : this.ha;
+    if (!ha.holds(spec.key)) {
+      const missing = ha.missing(spec);
       if (missing) {
-        const need = this.ha.packagesFor();
+        const need = ha.packagesFor();
         if (!need) throw new DriverError('invalid', missing);
         const refusal = this.opts.packages ? this.opts.packages.refusal(need) : 'this driver installs nothing';
         if (refusal) throw new DriverError('invalid', `${missing}; not installed on first use: ${refusal} (apt-get install ${need.packages.join(' ')} as root adds it)`);
         const state = this.opts.packages!.request(need);
         if (state.state === 'installing') return { running: false, ready: false, pid: null, step: state.step };
         if (state.state === 'failed') throw new DriverError('invalid', `${missing}; ${state.reason}`);
-        const still = this.ha.missing(spec);
+        const still = ha.missing(spec);
         if (still) throw new DriverError('invalid', still);
       }
     }
-    return this.ha.ensureRunning(spec);
+    return ha.ensureRunning(spec);
   }
 
   /**

@@ -29,7 +29,7 @@ export function postgresAdmin(dataDir: string): PostgresAdmin {
   return { password, verifier: () => (verifier ??= scramSha256Verifier(password)) };
 }
 
-/** The local provider's database driver: PostgreSQL (single or ha, behind `balancer`), Redis, ClickHouse, MariaDB and MySQL servers on loopback addresses. */
+/** The local provider's database driver: PostgreSQL and ClickHouse (single or ha, behind `balancer`), Redis, MariaDB and MySQL servers on loopback addresses. */
 export function createLocalDatabaseDriver(config: AppConfig, accounts: HostAccounts, balancer?: LoadBalancerDriver): LocalDatabaseDriver {
   const dirs = localDatabaseDirs(config.DATA_DIR);
   return new LocalDatabaseDriver({

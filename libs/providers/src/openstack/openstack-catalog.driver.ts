@@ -1,0 +1,69 @@
+import { CatalogDriver, CatalogSecurityGroup, ProviderCatalog } from '../catalog.driver';
+import { OpenStackClient } from './openstack-client';
+
+interface NeutronRule {
+  id: string;
+  direction: 'ingress' | 'egress';
+  ethertype: string;
+  protocol: string | null;
+  port_range_min: number | null;
+  port_range_max: number | null;
+  remote_ip_prefix: string | null;
+  remote_group_id: string | null;
+}
+
+/**
+ * The project's cloud as the catalog: Nova flavors and keypairs, the
+ * active Glance images, the project's own and shared networks (not the
+ * external ones, which hold floating IPs) with their first IPv4 range,
+ * and Neutron security groups with their IPv4 rules.
+ */
+export class OpenStackCatalogDriver implements CatalogDriver {
+  constructor(private readonly client: OpenStackClient) {}
+
+  async catalog(): Promise<ProviderCatalog> {
+    const c = this.client;
+    const [flavors, images, networks, subnets, keypairs, groups] = await Promise.all([
+      c.get<{ flavors: Array<{ id: string; name: string; vcpus: number; ram: number; disk: number }> }>('compute', '/flavors/detail'),
+      c.get<{ images: Array<{ id: string; name: string | null; disk_format?: string; description?: string }> }>('image', '/images', {
+        query: { status: 'active', limit: 1000 },
+      }),
+      c.get<{ networks: Array<{ id: string; name: string; 'router:external': boolean; subnets: string[] }> }>('network', '/networks'),
+      c.get<{ subnets: Array<{ id: string; network_id: string; cidr: string; ip_version: number }> }>('network', '/subnets'),
+      c.get<{ keypairs: Array<{ keypair: { name: string; fingerprint: string } }> }>('compute', '/os-keypairs'),
+      c.get<{ security_groups: Array<{ id: string; name: string; description: string; security_group_rules: NeutronRule[] }> }>('network', '/security-groups', {
+        query: { project_id: await c.projectId() },
+      }),
+    ]);
+    return {
+      flavors: flavors.flavors.map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ramMb: f.ram, diskGb: f.disk })),
+      images: images.images.map((i) => ({ id: i.id, name: i.name ?? i.id, description: i.description ?? `Glance image (${i.disk_format ?? 'unknown format'})` })),
+      networks: networks.networks
+        .filter((n) => !n['router:external'])
+        .flatMap((n) => {
+          const subnet = subnets.subnets.find((s) => s.network_id === n.id && s.ip_version === 4);
+          return subnet ? [{ id: n.id, name: n.name, cidr: subnet.cidr }] : [];
+        }),
+      keypairs: keypairs.keypairs.map(({ keypair }) => ({ name: keypair.name, fingerprint: keypair.fingerprint })),
+      securityGroups: groups.security_groups.map((g) => securityGroup(g)),
+    };
+  }
+}
+
+function securityGroup(g: { id: string; name: string; description: string; security_group_rules: NeutronRule[] }): CatalogSecurityGroup {
+  return {
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    rules: g.security_group_rules
+      .filter((r) => r.ethertype === 'IPv4')
+      .map((r) => ({
+        id: r.id,
+        direction: r.direction,
+        protocol: r.protocol === 'tcp' || r.protocol === 'udp' || r.protocol === 'icmp' ? r.protocol : 'all',
+        ...(r.port_range_min !== null && r.port_range_min === r.port_range_max && r.protocol !== 'icmp' ? { port: r.port_range_min } : {}),
+        ...(r.remote_ip_prefix ? { cidr: r.remote_ip_prefix } : {}),
+        ...(r.remote_group_id ? { remote_group_id: r.remote_group_id } : {}),
+      })),
+  };
+}

@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '@stratus/core';
+import { CATALOG_DRIVER } from '../catalog.driver';
+import { COMPUTE_DRIVER } from '../compute.driver';
+import { DATABASE_DRIVER } from '../databases.driver';
+import { LOAD_BALANCER_DRIVER } from '../load-balancer.driver';
+import { NETWORK_DRIVER } from '../network.driver';
+import { VOLUME_DRIVER } from '../volume.driver';
+import { OpenStackCatalogDriver } from './openstack-catalog.driver';
+import { OpenStackClient } from './openstack-client';
+import { resolveCloud } from './openstack-cloud';
+import { OpenStackComputeDriver } from './openstack-compute.driver';
+import { OpenStackNetworkDriver } from './openstack-network.driver';
+import { OpenStackDatabaseDriver, OpenStackLoadBalancerDriver } from './openstack-unbuilt.drivers';
+import { OpenStackVolumeDriver } from './openstack-volume.driver';
+
+export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');
+
+/** The client of the cloud the settings name: one per process, so one token. */
+export function openStackClient(config: AppConfig): OpenStackClient {
+  return new OpenStackClient(resolveCloud(config));
+}
+
+/** The openstack provider: every driver of the seam against one OpenStack cloud. */
+@Module({
+  providers: [
+    { provide: OPENSTACK_CLIENT, inject: [AppConfig], useFactory: openStackClient },
+    { provide: CATALOG_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackCatalogDriver(c) },
+    {
+      provide: COMPUTE_DRIVER,
+      inject: [AppConfig, OPENSTACK_CLIENT],
+      useFactory: (config: AppConfig, c: OpenStackClient) => new OpenStackComputeDriver(c, { bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS, network: config.OPENSTACK_NETWORK }),
+    },
+    { provide: VOLUME_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackVolumeDriver(c) },
+    { provide: NETWORK_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackNetworkDriver(c) },
+    { provide: LOAD_BALANCER_DRIVER, useFactory: () => new OpenStackLoadBalancerDriver() },
+    { provide: DATABASE_DRIVER, useFactory: () => new OpenStackDatabaseDriver() },
+  ],
+  exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER],
+})
+export class OpenStackProviderModule {}

@@ -1,0 +1,49 @@
+import { Global, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { AppConfig, loadConfig } from '@stratus/core';
+import {
+  CATALOG_DRIVER,
+  CatalogDriver,
+  COMPUTE_DRIVER,
+  ComputeDriver,
+  createCatalogDriver,
+  DATABASE_DRIVER,
+  DatabaseDriver,
+  LOAD_BALANCER_DRIVER,
+  LoadBalancerDriver,
+  ProvidersModule,
+} from '@stratus/providers';
+import { testbedSettings } from '@stratus/testing';
+import { randomUUID } from 'node:crypto';
+import { OpenStackComputeDriver } from './openstack-compute.driver';
+
+/** PROVIDER=openstack as the worker loads it: the registry's module, configured from the settings alone. */
+describe('openstack provider, as the worker loads it', () => {
+  const config = loadConfig({ PROVIDER: 'openstack', ...testbedSettings(), OPENSTACK_NETWORK: 'stratus-net' });
+
+  @Global()
+  @Module({ providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] })
+  class TestConfigModule {}
+
+  it('gives every driver from OS_CLOUD and clouds.yaml; the unbuilt ones say so', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [TestConfigModule, ProvidersModule.forRoot(config)] }).compile();
+    const catalog = moduleRef.get<CatalogDriver>(CATALOG_DRIVER);
+    expect((await catalog.catalog()).flavors.map((f) => f.name)).toContain('m1.tiny');
+    const compute = moduleRef.get<ComputeDriver>(COMPUTE_DRIVER);
+    expect(compute).toBeInstanceOf(OpenStackComputeDriver);
+    expect(await compute.observe(randomUUID())).toBeNull();
+    const balancers = moduleRef.get<LoadBalancerDriver>(LOAD_BALANCER_DRIVER);
+    expect(await balancers.listenerIds('')).toEqual([]);
+    await expect(balancers.ensureListener({ id: 'l1', address: '10.0.0.9', port: 80, protocol: 'tcp', check: { kind: 'connect' } })).rejects.toMatchObject({
+      code: 'invalid',
+      message: 'load balancers (Octavia) are not built on the openstack provider yet',
+    });
+    expect(await moduleRef.get<DatabaseDriver>(DATABASE_DRIVER).observe('postgres-1')).toBeNull();
+    await moduleRef.close();
+  });
+
+  it("the setup's catalog (before any process starts) reads the same cloud", async () => {
+    const networks = (await createCatalogDriver(config).catalog()).networks;
+    expect(networks).toContainEqual(expect.objectContaining({ name: 'stratus-net', cidr: '10.0.0.0/24' }));
+  });
+});

@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DriverError } from '../driver-error';
+import { OpenStackClient } from './openstack-client';
+
+/**
+ * How the provider marks what it makes, so a repeat finds it before it
+ * makes another: the name says whose it is, the metadata (or Nova tag)
+ * carries the resource id, and only both together count.
+ */
+export const MARK = {
+  /** Metadata key (Nova, Cinder, Glance properties) holding the Stratus resource id. */
+  idKey: 'stratus_id',
+  /** Nova tag on every server the provider makes: one list call finds them all. */
+  managedTag: 'stratus',
+  /** Nova tag carrying the resource id (tags may not hold `/` or `,`; at most 60 characters). */
+  idTag: (id: string) => `stratus-id:${id}`,
+  name: (id: string) => `stratus-${id}`,
+};
+
+export interface NovaServer {
+  id: string;
+  name: string;
+  status: string;
+  created: string;
+  hostId?: string;
+  metadata?: Record<string, string>;
+  fault?: { code: number; message: string; details?: string };
+  flavor?: { original_name?: string; vcpus?: number; ram?: number };
+  addresses?: Record<string, Array<{ addr: string; version: number }>>;
+  'OS-EXT-STS:task_state'?: string | null;
+}
+
+/**
+ * Of several copies of one resource (two runs of a job that both looked
+ * and found nothing), the one that stays: the oldest, then the smallest id,
+ * so every run picks the same one.
+ */
+export function keeper<T extends { id: string }>(items: T[], created: (t: T) => string): T {
+  return [...items].sort((a, b) => created(a).localeCompare(created(b)) || a.id.localeCompare(b.id))[0];
+}
+
+/** The servers the provider made for this resource id, deleted ones aside. */
+export async function serversOf(client: OpenStackClient, id: string): Promise<NovaServer[]> {
+  const { servers } = await client.get<{ servers: NovaServer[] }>('compute', '/servers/detail', { query: { tags: MARK.idTag(id) } });
+  return servers.filter((s) => s.metadata?.[MARK.idKey] === id && s.status !== 'DELETED');
+}
+
+/** The server of a resource id, or null; extra copies left by a racing repeat are deleted here. */
+export async function serverOf(client: OpenStackClient, id: string): Promise<NovaServer | null> {
+  const servers = await serversOf(client, id);
+  if (servers.length === 0) return null;
+  const kept = keeper(servers, (s) => s.created);
+  for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
+  return kept;
+}
+
+/** Polls `look` until it answers non-null/true, for at most `timeoutMs`; then a retryable error that says what was awaited. */
+export async function until<T>(what: string, look: () => Promise<T | null | false>, timeoutMs: number, intervalMs = 500): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = await look();
+    if (seen) return seen;
+    if (Date.now() > deadline) throw new DriverError('retryable', `${what}: still waiting after ${Math.round(timeoutMs / 1000)} s`);
+    await sleep(intervalMs);
+  }
+}
