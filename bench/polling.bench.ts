@@ -136,7 +136,8 @@ function reconcilers(db: DataSource) {
   const databases = { observe: async () => ({ running: true, ready: true }) } as unknown as DatabaseDriver;
   const packetFilter = { sync: async () => undefined } as unknown as PacketFilterSync;
   const queue = {} as Queue;
-  return { instances: new InstancesReconciler(db, compute, queue, packetFilter), databases: new DatabasesReconciler(db, databases, queue) };
+  const config = testConfig();
+  return { instances: new InstancesReconciler(db, compute, queue, packetFilter, config), databases: new DatabasesReconciler(db, databases, queue, config) };
 }
 
 async function sweeps(db: DataSource, tenant: Tenant) {

@@ -1,11 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { compareAndSet, countRepair, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
+import { AppConfig, compareAndSet, countRepair, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, DriverError, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
-import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { ensureJob } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
 import { memberFieldsOf, serverSpecOf } from './database-server-spec';
 
@@ -26,6 +26,7 @@ export class DatabasesReconciler {
     private readonly dataSource: DataSource,
     @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
     @InjectQueue(QUEUES.databases) private readonly queue: Queue,
+    private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     // The local provider says at once when a server exits; elsewhere the periodic sweep notices.
@@ -104,7 +105,7 @@ export class DatabasesReconciler {
   }
 
   private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete' | 'database.rotate'): Promise<void> {
-    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    if (Date.now() - row.updatedAt.getTime() < this.config.LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, databaseServerKey(row), { databaseId: row.id, generation: row.generation });
     if (await ensureJob(this.queue, job)) {
       countRepair('databases', 'requeued_lost_job');

@@ -28,7 +28,7 @@ describe('RoutesReconciler', () => {
     ds = await migrate(config);
     driver = new FakeLoadBalancerDriver(new FakeControl());
     listeners = new RouteListeners(ds, config, driver);
-    reconciler = new RoutesReconciler(ds, listeners, driver);
+    reconciler = new RoutesReconciler(ds, listeners, driver, config);
   });
 
   afterAll(async () => {

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { countRepair, GatewayRoute } from '@stratus/core';
+import { AppConfig, countRepair, GatewayRoute } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { DataSource } from 'typeorm';
-import { LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
 import { ROUTE_LISTENER_PREFIX, routeListenerId } from './route-listener';
 import { RouteListeners } from './route-listeners';
 
@@ -21,6 +20,7 @@ export class RoutesReconciler {
     private readonly dataSource: DataSource,
     private readonly listeners: RouteListeners,
     @Inject(LOAD_BALANCER_DRIVER) private readonly driver: LoadBalancerDriver,
+    private readonly config: AppConfig,
   ) {}
 
   async sweep(): Promise<void> {
@@ -34,7 +34,7 @@ export class RoutesReconciler {
       this.logger.log({ listener: id }, 'deleted the listener of a route that is gone');
     }
     for (const route of routes) {
-      if (!route.boundAt && !route.bindError && Date.now() - route.createdAt.getTime() < LOST_JOB_GRACE_MS) continue;
+      if (!route.boundAt && !route.bindError && Date.now() - route.createdAt.getTime() < this.config.LOST_JOB_GRACE_MS) continue;
       try {
         const seen = await this.listeners.ensure(route);
         if (seen && (await this.listeners.record(route.id, seen.status))) {

@@ -1,11 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { compareAndSet, countRepair, Instance, INSTANCE_CAS } from '@stratus/core';
+import { AppConfig, compareAndSet, countRepair, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
-import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { ensureJob } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
@@ -27,6 +27,7 @@ export class InstancesReconciler {
     @Inject(COMPUTE_DRIVER) private readonly driver: ComputeDriver,
     @InjectQueue(QUEUES.instances) private readonly queue: Queue,
     private readonly packetFilter: PacketFilterSync,
+    private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     // The local provider says at once when an instance process exits; elsewhere the periodic sweep notices.
@@ -93,7 +94,7 @@ export class InstancesReconciler {
   }
 
   private async repairJob(row: Instance, name: 'instance.create' | 'instance.delete'): Promise<void> {
-    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    if (Date.now() - row.updatedAt.getTime() < this.config.LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, row.id, { instanceId: row.id, generation: row.generation });
     if (await ensureJob(this.queue, job)) {
       countRepair('instances', 'requeued_lost_job');

@@ -1,12 +1,12 @@
+import { AppConfig } from '@stratus/core';
 import { PendingJob, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 
 /**
- * A row whose state changed less than this long ago is still waiting for the
- * enqueue that follows its commit (or for the outbox relay): the reconcilers
- * leave its job alone until then.
+ * The default of the LOST_JOB_GRACE_MS setting (AppConfig says what it is),
+ * for a reconciler that does not read the setting.
  */
-export const LOST_JOB_GRACE_MS = 30_000;
+export const LOST_JOB_GRACE_MS = new AppConfig().LOST_JOB_GRACE_MS;
 
 /**
  * Level-based repair of a row's job: enqueued again when Redis lost it,

@@ -1,11 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { compareAndSet, countRepair, Volume, VOLUME_CAS } from '@stratus/core';
+import { AppConfig, compareAndSet, countRepair, Volume, VOLUME_CAS } from '@stratus/core';
 import { VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { JobName, QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { ensureJob } from '../jobs/lost-jobs';
 import { SWEEP_BATCH } from '../jobs/live-batches';
 
 /** Below every volume id: where the first batch starts. */
@@ -31,6 +31,7 @@ export class VolumesReconciler {
     private readonly dataSource: DataSource,
     @Inject(VOLUME_DRIVER) private readonly driver: VolumeDriver,
     @InjectQueue(QUEUES.volumes) private readonly queue: Queue,
+    private readonly config: AppConfig,
   ) {}
 
   /** A batch at a time, each read from where the last ended (id order): the cost per volume is the same at any size. */
@@ -51,7 +52,7 @@ export class VolumesReconciler {
         .getRepository(Volume)
         .createQueryBuilder('v')
         .where('v.status IN (:...s)', { s: Object.keys(JOB_OF) })
-        .andWhere(`v.updated_at < now() - make_interval(secs => :grace)`, { grace: LOST_JOB_GRACE_MS / 1000 })
+        .andWhere(`v.updated_at < now() - make_interval(secs => :grace)`, { grace: this.config.LOST_JOB_GRACE_MS / 1000 })
         .andWhere('v.id > :after', { after })
         .orderBy('v.id')
         .limit(batch)

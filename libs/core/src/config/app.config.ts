@@ -418,6 +418,17 @@ export class AppConfig {
   OUTBOX_RELAY_INTERVAL_MS = 2_000;
 
   /**
+   * A row whose state changed less than this long ago is still waiting for
+   * the enqueue that follows its commit (or for the outbox relay): the
+   * reconcilers leave its job alone until then, and re-enqueue it after.
+   * How long a create whose job Redis lost waits before it is built.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  LOST_JOB_GRACE_MS = 30_000;
+
+  /**
    * Where the worker answers GET /metrics (operator basic auth, as the api's
    * /metrics): `address:port`, loopback by default, or `off`. Several workers
    * on one host each need a port of their own; one that cannot bind it logs
