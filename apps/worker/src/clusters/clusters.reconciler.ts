@@ -1,11 +1,11 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { Cluster, CLUSTER_CAS, ClusterEvent, compareAndSet, JobOutbox } from '@stratus/core';
+import { AppConfig, Cluster, CLUSTER_CAS, ClusterEvent, compareAndSet, JobOutbox } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
 import { QUEUES, resourceJob, resourceJobId, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, Not, In } from 'typeorm';
-import { ensureJob, LOST_JOB_GRACE_MS } from '../jobs/lost-jobs';
+import { ensureJob } from '../jobs/lost-jobs';
 import { CLUSTER_LISTENER_PREFIX } from './cluster-balancer';
 import { ClusterMembers } from './cluster-members';
 
@@ -33,6 +33,7 @@ export class ClustersReconciler implements OnApplicationShutdown {
     private readonly outbox: JobOutbox,
     @InjectQueue(QUEUES.clusters) private readonly queue: Queue,
     @Inject(LOAD_BALANCER_DRIVER) balancer: LoadBalancerDriver,
+    private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     hooks?.onInstanceExit((instanceId) => void this.lookAtClusterOf(instanceId));
@@ -127,7 +128,7 @@ export class ClustersReconciler implements OnApplicationShutdown {
   }
 
   private async repairJob(row: Cluster, name: 'cluster.converge' | 'cluster.delete'): Promise<void> {
-    if (Date.now() - row.updatedAt.getTime() < LOST_JOB_GRACE_MS) return;
+    if (Date.now() - row.updatedAt.getTime() < this.config.LOST_JOB_GRACE_MS) return;
     const job = resourceJob(name, row.id, { clusterId: row.id, generation: row.generation });
     if (await ensureJob(this.queue, job)) this.logger.warn({ cluster: row.id, job: job.jobId }, 're-enqueued a lost job');
   }

@@ -1,12 +1,5 @@
-import { AppConfig } from '@stratus/core';
 import { PendingJob, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
-
-/**
- * The default of the LOST_JOB_GRACE_MS setting (AppConfig says what it is),
- * for a reconciler that does not read the setting.
- */
-export const LOST_JOB_GRACE_MS = new AppConfig().LOST_JOB_GRACE_MS;
 
 /**
  * Level-based repair of a row's job: enqueued again when Redis lost it,
