@@ -1,7 +1,6 @@
 import { randomToken } from '@stratus/core';
-import { ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, cpSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -10,8 +9,9 @@ import { DriverError } from '../../driver-error';
 import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver';
 import { chownTree } from '../file-ownership';
 import { HostAccounts, RunAs } from '../host-accounts';
-import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
+import { HA_STATE, ownedDir, partPid, partsTail, readHaState, spawnPart, writeHaState } from './ha-parts';
 import { findExecutable } from './host-binaries';
 import type { LocalObservedDatabaseServer } from './local-database.driver';
 
@@ -47,7 +47,6 @@ const SLF4J_SIMPLE_JAR = '/usr/share/java/slf4j-simple.jar';
 const ZOOKEEPER_HEAP = '160m';
 
 const MEMBERS = 3;
-const HA_STATE = 'ha.json';
 const STOP_GRACE_MS = 10_000;
 const ZOOKEEPER = 'zookeeper';
 
@@ -140,9 +139,9 @@ export class ClickHouseHa {
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
     const state = this.state(key);
     if (!state) return existsSync(join(this.opts.dir, key)) ? { running: false, ready: false, pid: null } : null;
-    const zookeeper = this.partPid(key, ZOOKEEPER);
+    const zookeeper = partPid(this.opts, key, ZOOKEEPER);
     const view = await this.view(key, state);
-    const running = zookeeper !== null || view.members.some((m, n) => this.partPid(key, `member-${n}`) !== null);
+    const running = zookeeper !== null || view.members.some((m, n) => partPid(this.opts, key, `member-${n}`) !== null);
     return { running, ready: !!state.servedOnce && view.members.some((m) => m.health === 'up'), pid: zookeeper, members: view.members, degraded: view.degraded };
   }
 
@@ -162,20 +161,26 @@ export class ClickHouseHa {
     try {
       if (!state) state = this.layOut(spec, runAs);
       await this.keepListener(spec);
-      if (this.partPid(spec.key, ZOOKEEPER) === null) {
+      if (partPid(this.opts, spec.key, ZOOKEEPER) === null) {
         this.stopStrays(`${spec.key}.${ZOOKEEPER}`);
-        this.spawnPart(spec.key, ZOOKEEPER, this.zookeeperCommand(spec.key), runAs);
+        spawnPart(this.opts, spec.key, ZOOKEEPER, this.zookeeperCommand(spec.key), runAs);
       }
       // Members start once ZooKeeper serves: a member that cannot reach it at start gives up on ON CLUSTER queries.
       if (await zookeeperAnswers(spec.address)) {
         for (let n = 0; n < MEMBERS; n++) {
-          const pid = this.partPid(spec.key, `member-${n}`);
+          const pid = partPid(this.opts, spec.key, `member-${n}`);
           // A member whose data folder was removed under it serves nothing it can keep: stopped, and laid out again below.
           if (pid !== null && !this.hasData(spec.key, n)) await stopGroup(pid);
           else if (pid !== null) continue;
           this.stopStrays(`${spec.key}.member-${n}`);
           this.prepareMember(spec, n, state, runAs);
-          this.spawnPart(spec.key, `member-${n}`, { bin: findExecutable('clickhouse-server')!, args: [`--config-file=${join(this.memberDir(spec.key, n), 'config.xml')}`] }, runAs);
+          spawnPart(
+            this.opts,
+            spec.key,
+            `member-${n}`,
+            { bin: findExecutable('clickhouse-server')!, args: [`--config-file=${join(this.memberDir(spec.key, n), 'config.xml')}`] },
+            runAs,
+          );
         }
       }
       // A reset password reaches every member's users.xml, which ClickHouse reads again on its own within
@@ -188,7 +193,7 @@ export class ClickHouseHa {
         for (const n of layouts) this.writeUsers(spec, n, state, runAs);
       }
       const view = await this.view(spec.key, state);
-      const base = { running: true, pid: this.partPid(spec.key, ZOOKEEPER), members: view.members, degraded: view.degraded };
+      const base = { running: true, pid: partPid(this.opts, spec.key, ZOOKEEPER), members: view.members, degraded: view.degraded };
       if (state.usersPending) {
         const taken = await Promise.all(
           view.members.map(async (m) => m.health === 'down' || (await query(m.address, spec.port, MONITOR_USER, state!.monitorPassword, 'SELECT 1'))?.trim() === '1'),
@@ -218,7 +223,7 @@ export class ClickHouseHa {
   async delete(key: string): Promise<void> {
     await this.opts.balancer?.deleteListener(haListenerId(key));
     for (const name of [...Array.from({ length: MEMBERS }, (_, n) => `member-${n}`), ZOOKEEPER]) {
-      const pid = this.partPid(key, name);
+      const pid = partPid(this.opts, key, name);
       if (pid !== null) signalGroup(pid, 'SIGTERM');
     }
     const deadline = Date.now() + STOP_GRACE_MS;
@@ -233,7 +238,7 @@ export class ClickHouseHa {
     const port = this.port(key);
     const members = await Promise.all(
       addresses.map(async (address, n): Promise<ObservedDatabaseMember> => {
-        const up = this.partPid(key, `member-${n}`) !== null && this.hasData(key, n) && (await ping(address, port));
+        const up = partPid(this.opts, key, `member-${n}`) !== null && this.hasData(key, n) && (await ping(address, port));
         // absolute_delay: seconds behind the freshest replica; only where a replicated table exists, and while the queue is known (a replica just started says nonsense).
         const delay = up ? await query(address, port, MONITOR_USER, state.monitorPassword, 'SELECT max(absolute_delay), count() FROM system.replicas WHERE NOT is_readonly') : null;
         const [value, tables] = (delay ?? '').trim().split('\t').map(Number);
@@ -241,7 +246,7 @@ export class ClickHouseHa {
         return { address, role: 'replica', health: up ? 'up' : 'down', lag };
       }),
     );
-    const zookeeper = this.partPid(key, ZOOKEEPER) !== null && (await zookeeperAnswers(this.address(key)));
+    const zookeeper = partPid(this.opts, key, ZOOKEEPER) !== null && (await zookeeperAnswers(this.address(key)));
     return { members, degraded: !zookeeper || members.some((m) => m.health === 'down') };
   }
 
@@ -287,7 +292,7 @@ export class ClickHouseHa {
     chmodSync(dir, 0o710);
     const state: HaState = { monitorPassword: randomToken(32), interserverPassword: randomToken(32), zookeeperPassword: randomToken(32), startedAt: Date.now() };
     const zk = join(dir, ZOOKEEPER);
-    this.ownedDir(join(zk, 'data'), runAs);
+    ownedDir(join(zk, 'data'), runAs);
     writeFileSync(
       join(zk, 'zoo.cfg'),
       `# Written by the local provider: the coordination of ${spec.key}'s replicas.
@@ -340,7 +345,7 @@ autopurge.purgeInterval=1
     const dir = this.memberDir(spec.key, n);
     const data = join(dir, 'data');
     rmSync(data, { recursive: true, force: true });
-    this.ownedDir(dir, runAs);
+    ownedDir(dir, runAs);
     for (const d of [data, join(data, 'tmp'), join(data, 'user_files'), join(data, 'format_schemas'), join(data, 'metadata', spec.dbName!), join(data, 'data', spec.dbName!)]) {
       mkdirSync(d, { recursive: true, mode: 0o700 });
     }
@@ -397,12 +402,6 @@ autopurge.purgeInterval=1
     chownTree(file, runAs);
   }
 
-  private ownedDir(path: string, runAs: RunAs): void {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    if (runAs.name) chownSync(path, runAs.uid, runAs.gid);
-    chmodSync(path, 0o700);
-  }
-
   /** ZooKeeper standalone, with a small heap and no JVM files outside its folder. */
   private zookeeperCommand(key: string): { bin: string; args: string[] } {
     const zk = join(this.opts.dir, key, ZOOKEEPER);
@@ -425,45 +424,6 @@ autopurge.purgeInterval=1
         join(zk, 'zoo.cfg'),
       ],
     };
-  }
-
-  private spawnPart(key: string, name: string, { bin, args }: { bin: string; args: string[] }, runAs: RunAs): number {
-    const dir = join(this.opts.dir, key);
-    const log = openSync(join(dir, `${name}.log`), 'a', 0o600);
-    let child: ChildProcess;
-    const cwd = join(dir, name);
-    try {
-      fchmodSync(log, 0o600);
-      child = spawn(bin, args, {
-        cwd,
-        detached: true,
-        stdio: ['ignore', log, log],
-        ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
-        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: cwd, [this.opts.marker]: markerValue(this.opts.accounts.installation, `${key}.${name}`) },
-      });
-    } finally {
-      closeSync(log);
-    }
-    child.on('error', () => undefined);
-    if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${key}`);
-    writeFileSync(join(dir, `${name}.pid`), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`, { mode: 0o600 });
-    child.on('exit', () => this.opts.exited(key));
-    child.unref();
-    return child.pid;
-  }
-
-  /** A part's own process (ZooKeeper, or a member's server) when it runs: from its pid file. */
-  private partPid(key: string, name: string): number | null {
-    try {
-      const [pid, startTime] = readFileSync(join(this.opts.dir, key, `${name}.pid`), 'utf8')
-        .trim()
-        .split(' ');
-      const stat = readStat(Number(pid));
-      if (isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid) return stat.pid;
-    } catch {
-      // no pid file
-    }
-    return null;
   }
 
   /** Everything of this database still running: process-group leaders carrying its marker, as the database user. */
@@ -516,31 +476,15 @@ autopurge.purgeInterval=1
 
   private state(key: string): HaState | null {
     if (!key.startsWith('clickhouse-')) return null;
-    try {
-      return JSON.parse(readFileSync(join(this.opts.dir, key, HA_STATE), 'utf8')) as HaState;
-    } catch {
-      return null;
-    }
+    return readHaState<HaState>(this.opts, key);
   }
 
   private writeState(key: string, state: HaState): void {
-    writeFileSync(join(this.opts.dir, key, HA_STATE), JSON.stringify(state), { mode: 0o600 });
+    writeHaState(this.opts, key, state);
   }
 
   private tail(key: string, chars = 300): string {
-    const dir = join(this.opts.dir, key);
-    const logs = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')) : [];
-    return JSON.stringify(
-      logs
-        .map((f) => {
-          try {
-            return `${f}: ${readFileSync(join(dir, f), 'utf8').trim().slice(-chars)}`;
-          } catch {
-            return '';
-          }
-        })
-        .join(' | '),
-    );
+    return partsTail(this.opts, key, chars);
   }
 }
 

@@ -1,6 +1,5 @@
 import { PRELOADED_EXTENSIONS, randomToken, sqlExtensionName } from '@stratus/core';
-import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, fchmodSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DatabaseServerSpec, ObservedDatabaseMember } from '../../databases.driver';
@@ -9,8 +8,9 @@ import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver'
 import { HostAccounts, RunAs } from '../host-accounts';
 import { HaPeers } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
-import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
+import { HA_STATE, ownedDir, partPid, partsTail, readHaState, spawnPart, writeHaState } from './ha-parts';
 import { findExecutable } from './host-binaries';
 import type { LocalObservedDatabaseServer } from './local-database.driver';
 import { choosePostgresDistribution, findPostgresDistributions, PostgresDistribution } from './postgres-distributions';
@@ -42,7 +42,6 @@ export const HA_POSTGRES_CHECK: HealthCheckSpec = { kind: 'http', path: '/primar
 const RESTART_LEADER_AFTER_MS = (PATRONI_TIMING.ttl + 3) * 1_000;
 
 const MEMBERS = 3;
-const HA_STATE = 'ha.json';
 const STOP_GRACE_MS = 10_000;
 
 /** What the control folder keeps of an ha database (root's, 0600): its build and the secrets its members share. */
@@ -158,8 +157,8 @@ export class PostgresHa {
   async observe(key: string): Promise<LocalObservedDatabaseServer | null> {
     const state = this.state(key);
     if (!state) return existsSync(join(this.opts.dir, key)) ? { running: false, ready: false, pid: null } : null;
-    const etcd = this.partPid(key, ETCD.name);
-    const patronis = this.members(key).map((m) => this.partPid(key, m.name));
+    const etcd = partPid(this.opts, key, ETCD.name);
+    const patronis = this.members(key).map((m) => partPid(this.opts, key, m.name));
     const view = await this.cluster(key);
     const running = etcd !== null || patronis.some((p) => p !== null);
     const primary = view.members.find((m) => m.role === 'primary' && m.health === 'up');
@@ -189,15 +188,15 @@ export class PostgresHa {
     try {
       if (!state) state = this.layOut(spec, runAs);
       await this.keepListener(spec);
-      if (this.partPid(spec.key, ETCD.name) === null) this.spawnPart(spec.key, ETCD.name, this.etcdCommand(spec), runAs);
+      if (partPid(this.opts, spec.key, ETCD.name) === null) spawnPart(this.opts, spec.key, ETCD.name, this.etcdCommand(spec), runAs, { ETCDCTL_API: '3' });
       // Members start once etcd answers: a Patroni that finds no store at its start backs off for seconds.
       if (!(await etcdHealthy(spec.address))) {
         this.timedOut(spec, state, fresh);
-        return { running: true, ready: false, pid: this.partPid(spec.key, ETCD.name) };
+        return { running: true, ready: false, pid: partPid(this.opts, spec.key, ETCD.name) };
       }
       const view = await this.cluster(spec.key);
       this.members(spec.key).forEach((m, n) => {
-        if (this.partPid(spec.key, m.name) !== null) return this.downSince.delete(m.key);
+        if (partPid(this.opts, spec.key, m.name) !== null) return this.downSince.delete(m.key);
         const since = this.downSince.get(m.key) ?? Date.now();
         this.downSince.set(m.key, since);
         const leaderElsewhere = view.members.some((other, i) => i !== n && other.role === 'primary' && other.health === 'up');
@@ -205,12 +204,12 @@ export class PostgresHa {
         if (!state!.servedOnce || leaderElsewhere || !wasLeader || Date.now() - since >= RESTART_LEADER_AFTER_MS) {
           this.stopStrays(spec.key, n);
           this.prepareMember(spec.key, n, runAs);
-          this.spawnPart(spec.key, m.name, { bin: findExecutable('patroni')!, args: [join(this.memberDir(spec.key, n), 'patroni.yml')] }, runAs);
+          spawnPart(this.opts, spec.key, m.name, { bin: findExecutable('patroni')!, args: [join(this.memberDir(spec.key, n), 'patroni.yml')] }, runAs, { ETCDCTL_API: '3' });
           this.downSince.delete(m.key);
         }
       });
       const primary = view.members.find((m) => m.role === 'primary' && m.health === 'up');
-      const base = { running: true, pid: this.partPid(spec.key, ETCD.name), members: view.members, degraded: view.degraded };
+      const base = { running: true, pid: partPid(this.opts, spec.key, ETCD.name), members: view.members, degraded: view.degraded };
       if (!primary) {
         this.timedOut(spec, state, fresh);
         return { ...base, ready: false };
@@ -242,7 +241,7 @@ export class PostgresHa {
     const parts = [ETCD.name, ...Array.from({ length: MEMBERS }, (_, n) => `member-${n}`)];
     // Patroni first: a member whose Patroni is gone never restarts its postmaster.
     for (const [i, name] of [...parts.slice(1), parts[0]].entries()) {
-      const pid = this.partPid(key, name);
+      const pid = partPid(this.opts, key, name);
       if (pid !== null) signalGroup(pid, 'SIGKILL');
       this.stopStrays(key, i < MEMBERS ? i : null);
     }
@@ -313,7 +312,7 @@ export class PostgresHa {
     const leader = listed.find((m) => m.role === 'leader')?.name ?? null;
     const members = addresses.map((address, n): ObservedDatabaseMember => {
       const m = listed.find((l) => l.name === `member-${n}`);
-      const alive = this.partPid(key, `member-${n}`) !== null;
+      const alive = partPid(this.opts, key, `member-${n}`) !== null;
       const up = alive && !!m && m.state === 'running';
       const lag = m && m.role !== 'leader' && typeof m.lag === 'number' ? { value: m.lag, unit: 'bytes' as const } : null;
       return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
@@ -376,11 +375,11 @@ export class PostgresHa {
     if (runAs.name) chownSync(dir, process.getuid!(), runAs.gid);
     chmodSync(dir, 0o710);
     const state: HaState = { distribution, superPassword: randomToken(32), replicationPassword: randomToken(32), restPassword: randomToken(32) };
-    this.ownedDir(join(dir, 'etcd'), runAs);
+    ownedDir(join(dir, 'etcd'), runAs);
     for (let n = 0; n < MEMBERS; n++) {
       const memberDir = this.memberDir(spec.key, n);
-      this.ownedDir(memberDir, runAs);
-      this.ownedDir(join(memberDir, 'run'), runAs);
+      ownedDir(memberDir, runAs);
+      ownedDir(join(memberDir, 'run'), runAs);
       const yml = join(memberDir, 'patroni.yml');
       writeFileSync(yml, patroniConfig(spec, n, memberDir, state), { mode: 0o600 });
       if (runAs.name) chownSync(yml, runAs.uid, runAs.gid);
@@ -395,13 +394,7 @@ export class PostgresHa {
   private prepareMember(key: string, n: number, runAs: RunAs): void {
     const memberDir = this.memberDir(key, n);
     if (!existsSync(join(memberDir, 'patroni.yml'))) throw new DriverError('invalid', `member ${n} of ${key} lost its settings; delete and create the database again`);
-    this.ownedDir(join(memberDir, 'run'), runAs);
-  }
-
-  private ownedDir(path: string, runAs: RunAs): void {
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    if (runAs.name) chownSync(path, runAs.uid, runAs.gid);
-    chmodSync(path, 0o700);
+    ownedDir(join(memberDir, 'run'), runAs);
   }
 
   private etcdCommand(spec: DatabaseServerSpec): { bin: string; args: string[] } {
@@ -431,51 +424,6 @@ export class PostgresHa {
     };
   }
 
-  private spawnPart(key: string, name: string, { bin, args }: { bin: string; args: string[] }, runAs: RunAs): number {
-    const dir = join(this.opts.dir, key);
-    const log = openSync(join(dir, `${name}.log`), 'a', 0o600);
-    let child: ChildProcess;
-    const cwd = name === ETCD.name ? join(dir, 'etcd') : join(dir, name);
-    try {
-      fchmodSync(log, 0o600);
-      child = spawn(bin, args, {
-        cwd,
-        detached: true,
-        stdio: ['ignore', log, log],
-        ...(runAs.name ? { uid: runAs.uid, gid: runAs.gid } : {}),
-        env: {
-          PATH: '/usr/local/bin:/usr/bin:/bin',
-          LANG: 'C.UTF-8',
-          HOME: cwd,
-          ETCDCTL_API: '3',
-          [this.opts.marker]: markerValue(this.opts.accounts.installation, `${key}.${name}`),
-        },
-      });
-    } finally {
-      closeSync(log);
-    }
-    child.on('error', () => undefined);
-    if (child.pid === undefined) throw new DriverError('retryable', `could not start ${bin} for ${key}`);
-    writeFileSync(join(dir, `${name}.pid`), `${child.pid} ${readStat(child.pid)?.startTime ?? '0'}\n`, { mode: 0o600 });
-    child.on('exit', () => this.opts.exited(key));
-    child.unref();
-    return child.pid;
-  }
-
-  /** A part's own process (etcd, or a member's Patroni) when it runs: from its pid file. */
-  private partPid(key: string, name: string): number | null {
-    try {
-      const [pid, startTime] = readFileSync(join(this.opts.dir, key, `${name}.pid`), 'utf8')
-        .trim()
-        .split(' ');
-      const stat = readStat(Number(pid));
-      if (isAlive(stat) && stat.startTime === startTime && stat.pgrp === stat.pid) return stat.pid;
-    } catch {
-      // no pid file
-    }
-    return null;
-  }
-
   private members(key: string): Part[] {
     return Array.from({ length: MEMBERS }, (_, n) => ({ name: `member-${n}`, key: `${key}.member-${n}` }));
   }
@@ -495,15 +443,11 @@ export class PostgresHa {
   }
 
   private state(key: string): HaState | null {
-    try {
-      return JSON.parse(readFileSync(join(this.opts.dir, key, HA_STATE), 'utf8')) as HaState;
-    } catch {
-      return null;
-    }
+    return readHaState<HaState>(this.opts, key);
   }
 
   private writeState(key: string, state: HaState): void {
-    writeFileSync(join(this.opts.dir, key, HA_STATE), JSON.stringify(state), { mode: 0o600 });
+    writeHaState(this.opts, key, state);
   }
 
   private stateStartedAt(key: string): number | null {
@@ -515,19 +459,7 @@ export class PostgresHa {
   }
 
   private tail(key: string, chars = 400): string {
-    const dir = join(this.opts.dir, key);
-    const logs = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.log')) : [];
-    return JSON.stringify(
-      logs
-        .map((f) => {
-          try {
-            return `${f}: ${readFileSync(join(dir, f), 'utf8').trim().slice(-chars)}`;
-          } catch {
-            return '';
-          }
-        })
-        .join(' | '),
-    );
+    return partsTail(this.opts, key, chars);
   }
 }
 
