@@ -1,6 +1,6 @@
 import { loadConfig, migrate } from '@stratus/core';
 import { ListenerSpec, LocalLoadBalancerDriver } from '@stratus/providers';
-import { freePort, freePortRange, REPO_ROOT, testEnv, waitFor } from '@stratus/testing';
+import { dropDatabase, freePort, freePortRange, REPO_ROOT, testEnv, waitFor } from '@stratus/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,6 @@ import { createServer as createHttpServer } from 'node:http';
 import { AddressInfo, connect, createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { request } from 'undici';
 
@@ -106,10 +105,7 @@ describe('EdgeService: load balancers from PostgreSQL', () => {
     }
     for (const s of backends) s.close();
     await ds?.destroy();
-    const admin = new Client({ connectionString: env.DATABASE_URL.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(url.toString());
     rmSync(dir, { recursive: true, force: true });
   });
 

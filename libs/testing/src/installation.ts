@@ -9,6 +9,20 @@ import { killInstancesUnder, unmountUnder } from './processes';
 import { killDatabaseServersUnder } from './databases';
 import { testEnv } from './test-env';
 
+/** Drops the database `databaseUrl` names, connections and all; one that is not there is fine. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const admin = new URL(databaseUrl);
+  const name = admin.pathname.slice(1);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A clean test installation for this STRATUS_TEST_SLOT: no instance left from
  * an earlier run, an empty data folder, a fresh migrated database with the
@@ -31,13 +45,7 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
     writeFileSync(join(config.DATA_DIR, 'installation-id'), `${installation}\n`);
   }
 
-  const admin = new URL(config.DATABASE_URL);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
+  await dropDatabase(config.DATABASE_URL);
 
   for (const queue of ALL_QUEUES) {
     const q = new Queue(queue, { connection: redisConnection(config.REDIS_URL), prefix: config.QUEUE_PREFIX });

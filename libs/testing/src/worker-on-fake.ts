@@ -6,11 +6,10 @@ import { ALL_QUEUES, QueueName, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { Logger } from 'nestjs-pino';
 import { rmSync } from 'node:fs';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { FAKE_CONTROL } from './fake-provider/fake-provider.module';
 import { FakeControl, FakeControlOptions } from './fake-provider/fake-control';
-import { resetTestInstallation } from './installation';
+import { dropDatabase, resetTestInstallation } from './installation';
 import { RESOURCE_QUEUES, waitForDrain } from './queue-drain';
 import { testEnv } from './test-env';
 
@@ -124,15 +123,6 @@ async function removeInstallation(config: AppConfig): Promise<void> {
     await q.obliterate({ force: true });
     await q.close();
   }
-  const admin = new URL(config.DATABASE_URL);
-  const database = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await dropDatabase(config.DATABASE_URL);
   rmSync(config.DATA_DIR, { recursive: true, force: true });
 }

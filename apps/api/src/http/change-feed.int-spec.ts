@@ -1,7 +1,7 @@
-import { createTenant, resetTestInstallation, testEnv } from '@stratus/testing';
-import { Client } from 'pg';
+import { createTenant, dropDatabase, testEnv } from '@stratus/testing';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, loadConfig, pruneChangeEvents } from '@stratus/core';
+import { loadConfig, migrate, pruneChangeEvents } from '@stratus/core';
+import { Client } from 'pg';
 import { ChangeFeed, Watch } from './change-feed';
 
 const INSERT_INSTANCE = `INSERT INTO instances (project_id, user_id, name, image_id, flavor_id, network_id, keypair_name, security_group_ids, status)
@@ -14,15 +14,15 @@ const QUIET_MS = 500;
 
 /** The change feed against a migrated database of its own: who is woken by which commit. */
 describe('ChangeFeed', () => {
-  const env = testEnv({ DATABASE_URL: `${testEnv().DATABASE_URL}_int_change_feed`, CHANGE_FEED_POLL_MS: '10' });
-  const config = loadConfig(env);
+  const url = new URL(testEnv().DATABASE_URL);
+  url.pathname = `/stratus_change_feed_${process.pid}`;
+  const config = loadConfig(testEnv({ DATABASE_URL: url.toString(), CHANGE_FEED_POLL_MS: '10' }));
   let db: DataSource;
   let feed: ChangeFeed;
   let projects: { a: string; b: string };
 
   beforeAll(async () => {
-    await resetTestInstallation({ DATABASE_URL: env.DATABASE_URL });
-    db = await new DataSource(dataSourceOptions(config, 'change-feed-test')).initialize();
+    db = await migrate(config);
     projects = { a: (await createTenant(db, undefined, config)).projectId, b: (await createTenant(db, undefined, config)).projectId };
     feed = new ChangeFeed(config);
   });
@@ -30,12 +30,7 @@ describe('ChangeFeed', () => {
   afterAll(async () => {
     feed?.beforeApplicationShutdown();
     await db?.destroy();
-    const admin = new URL(env.DATABASE_URL);
-    const name = admin.pathname.slice(1);
-    admin.pathname = '/postgres';
-    const client = new Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => client.end());
+    await dropDatabase(url.toString());
   });
 
   const insert = async (projectId: string) => (await db.query(INSERT_INSTANCE, [projectId, `i-${Math.random()}`]))[0].id as string;
@@ -88,7 +83,7 @@ describe('ChangeFeed', () => {
   });
 
   it('hears a transaction that wrote before the watch began and committed after newer ones', async () => {
-    const early = new Client({ connectionString: env.DATABASE_URL });
+    const early = new Client({ connectionString: url.toString() });
     await early.connect();
     try {
       await early.query('BEGIN');

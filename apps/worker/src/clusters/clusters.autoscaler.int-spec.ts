@@ -1,8 +1,7 @@
 import { AppConfig, Cluster, JobOutbox, loadConfig, migrate, OutboxEntry } from '@stratus/core';
 import { ComputeDriver, CpuUsage } from '@stratus/providers';
-import { testEnv } from '@stratus/testing';
+import { dropDatabase, testEnv } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ClustersAutoscaler } from './clusters.autoscaler';
 
@@ -63,10 +62,7 @@ describe('ClustersAutoscaler', () => {
   afterAll(async () => {
     jest.useRealTimers();
     await ds?.destroy();
-    const admin = new Client({ connectionString: env.DATABASE_URL.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(url.toString());
   });
 
   async function cluster(status: string, members: number): Promise<{ id: string; memberIds: string[] }> {

@@ -1,7 +1,6 @@
 import { AppConfig, GatewayRoute, loadConfig, migrate } from '@stratus/core';
-import { FakeControl, FakeLoadBalancerDriver, testEnv } from '@stratus/testing';
+import { dropDatabase, FakeControl, FakeLoadBalancerDriver, testEnv } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { routeListenerId } from './route-listener';
 import { RouteListeners } from './route-listeners';
@@ -33,10 +32,7 @@ describe('RoutesReconciler', () => {
 
   afterAll(async () => {
     await ds?.destroy();
-    const admin = new Client({ connectionString: env.DATABASE_URL.replace(/\/[^/]*$/, '/postgres') });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await admin.end();
+    await dropDatabase(url.toString());
   });
 
   /** A route row as the api writes it (no lease: the reconciler does not look at it); `ageMs` back-dates it. */
