@@ -28,8 +28,6 @@ export class PacketFilterSync {
   private loadedOnce: Promise<void> | null = null;
   /** The ingress chains of the table loaded last, by groups; null while none is enforced. */
   private ingressChains: Record<string, string> | null = null;
-  /** A load has read, or is reading, the rows it will apply. */
-  private loading = false;
 
   /** The local provider's filter and accounts; null under a provider without them (nothing to load). */
   private readonly filter: PacketFilter | null;
@@ -54,13 +52,10 @@ export class PacketFilterSync {
     if (this.waiting) return this.waiting;
     const next = this.running.then(async () => {
       this.waiting = null;
-      this.loading = true;
       try {
         await this.load();
       } catch (err) {
         this.say(`failed: ${err}`, () => this.logger.error({ err: String(err), table: this.filter?.table }, 'security groups: packet filter not loaded'));
-      } finally {
-        this.loading = false;
       }
     });
     this.waiting = next;
@@ -95,11 +90,7 @@ export class PacketFilterSync {
         () => false,
       );
       if (admitted) {
-        // A load under way may have read the rows before this server's address, and would take the
-        // element out when it lands: the create waits for the load after it. Else one follows in the background.
-        const stale = this.loading;
-        const after = this.sync();
-        if (stale) await after;
+        void this.sync();
         return;
       }
     }
