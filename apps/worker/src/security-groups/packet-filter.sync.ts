@@ -13,6 +13,11 @@ const ORPHAN_CHECK_MS = 60_000;
  * level-based, so any caller may ask at any time (after a create or delete,
  * every reconcile sweep, every catalog sync); callers that ask while a load
  * is waiting share it, and a load never starts before the request it serves.
+ *
+ * Writes to the table (a whole load, one admitted element) take turns, and a
+ * load also carries what was admitted after it read the rows: otherwise a
+ * load that read them before a new server's address was written, landing
+ * after that address's element, would take it out until the next load.
  */
 @Injectable()
 export class PacketFilterSync {
@@ -28,6 +33,12 @@ export class PacketFilterSync {
   private loadedOnce: Promise<void> | null = null;
   /** The ingress chains of the table loaded last, by groups; null while none is enforced. */
   private ingressChains: Record<string, string> | null = null;
+  /** Orders reads of the rows and admissions: a load carries the admissions numbered after its read. */
+  private clock = 0;
+  /** Addresses let in by `admit`, with their number, until a load that read the rows after them has landed. */
+  private readonly admitted = new Map<string, { groupIds: string[]; at: number }>();
+  /** The table's writes, one at a time. */
+  private writing: Promise<unknown> = Promise.resolve();
 
   /** The local provider's filter and accounts; null under a provider without them (nothing to load). */
   private readonly filter: PacketFilter | null;
@@ -76,25 +87,30 @@ export class PacketFilterSync {
   /**
    * A new database server's address, let in under its groups' rules before
    * the server starts (the filter refuses pool addresses it does not know).
-   * Where the loaded table has a chain for its groups this is one element
-   * (a create waits a few ms, not a whole load); a whole load follows in the
-   * background, since one that read the rows before this server's may land
-   * after the element.
+   * Its row must hold the address already. Where the loaded table has a
+   * chain for its groups this is one element (a create waits a few ms, not a
+   * whole load); a whole load follows in the background all the same, for
+   * the group sets that name it as a peer.
    */
   async admit(address: string, groupIds: string[]): Promise<void> {
     await this.loaded();
-    const chain = this.ingressChains?.[groupsKey(groupIds)];
-    if (chain && this.filter) {
-      const admitted = await this.filter.admit(address, chain).then(
+    this.admitted.set(address, { groupIds, at: ++this.clock });
+    const admitted = await this.write(async () => {
+      const chain = this.ingressChains?.[groupsKey(groupIds)];
+      if (!chain || !this.filter) return false;
+      return this.filter.admit(address, chain).then(
         (status) => status.enforced,
         () => false,
       );
-      if (admitted) {
-        void this.sync();
-        return;
-      }
-    }
-    await this.sync();
+    });
+    if (admitted) void this.sync();
+    else await this.sync();
+  }
+
+  private write<T>(fn: () => Promise<T>): Promise<T> {
+    const turn = this.writing.then(fn);
+    this.writing = turn.catch(() => undefined);
+    return turn;
   }
 
   private async load(): Promise<void> {
@@ -102,6 +118,7 @@ export class PacketFilterSync {
     // The instances group and the database user exist before any table names
     // them, and so before anything runs as them: a table loaded without them
     // would not know an instance's or a server's first packets for what they are.
+    const readAt = ++this.clock;
     const [instancesGid, databaseUser] = accounts.isolated ? await Promise.all([accounts.instancesGroup(), accounts.databaseUser()]) : [null, null];
     const [instances, databases, groups] = await Promise.all([
       this.dataSource.getRepository(Instance).find({ select: { id: true, address: true, securityGroupIds: true } }),
@@ -122,27 +139,38 @@ export class PacketFilterSync {
       ...databases.flatMap((d) => d.memberAddresses.map((address, n) => ({ key: databaseMemberKey(d, n), address, uid: null, groupIds: d.securityGroupIds }))),
     ];
     await this.removeOrphanTables(filter);
-    const result = await filter.apply({
-      pool: this.config.LOCAL_ADDRESS_POOL,
-      instancesGid,
-      confinedUids: databaseUser ? [databaseUser.uid] : [],
-      controlPlaneUids: this.controlPlaneUids,
-      members,
-      groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
-      publicEndpoints: this.publicEndpoints(),
-      // The servers of an ha database reach one another (replication, failover, consensus), and only those ports.
-      serverPeers: databases.flatMap((d) =>
-        d.ha && d.address !== null && d.memberAddresses.length
-          ? this.hooks!.databasePeers({ engine: d.engine, address: d.address, port: d.port, memberAddresses: d.memberAddresses })
-          : [],
-      ),
+    const result = await this.write(async () => {
+      // Let in since the rows were read: maybe not in them, already in the table.
+      const known = new Set(members.map((m) => m.address));
+      for (const [address, { groupIds, at }] of this.admitted) {
+        if (at > readAt && !known.has(address)) members.push({ key: `admitted ${address}`, address, uid: null, groupIds });
+      }
+      const applied = await filter.apply({
+        pool: this.config.LOCAL_ADDRESS_POOL,
+        instancesGid,
+        confinedUids: databaseUser ? [databaseUser.uid] : [],
+        controlPlaneUids: this.controlPlaneUids,
+        members,
+        groups: Object.fromEntries(groups.map((g) => [g.id, g.rules as FilterRule[]])),
+        publicEndpoints: this.publicEndpoints(),
+        // The servers of an ha database reach one another (replication, failover, consensus), and only those ports.
+        serverPeers: databases.flatMap((d) =>
+          d.ha && d.address !== null && d.memberAddresses.length
+            ? this.hooks!.databasePeers({ engine: d.engine, address: d.address, port: d.port, memberAddresses: d.memberAddresses })
+            : [],
+        ),
+      });
+      // Within the turn: an admission next in line must meet the chains of this table, not the last one's.
+      this.ingressChains = applied.enforced ? applied.ingressChains : null;
+      return applied;
     });
+    // Rows read after an admission hold its address (or its resource is gone): the table has it from them.
+    for (const [address, { at }] of this.admitted) if (at < readAt) this.admitted.delete(address);
     for (const skipped of result.skipped) {
       if (this.saidSkipped.has(skipped)) continue;
       this.saidSkipped.add(skipped);
       this.logger.warn({ table: filter.table }, `security groups: ${skipped}`);
     }
-    this.ingressChains = result.enforced ? result.ingressChains : null;
     if (result.enforced) {
       this.say('enforced', () => this.logger.log({ table: filter.table, members: members.length }, 'security groups: enforced by nftables'));
     } else {
