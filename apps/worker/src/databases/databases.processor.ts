@@ -86,7 +86,8 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     // before it first starts, or instances could not reach it until the next
     // sweep. Once is enough: a job that comes back to look finds it there.
     if (!(await this.driver.observe(databaseServerKey(row)))) {
-      for (const a of [address, ...memberAddresses]) await this.packetFilter.admit(a, row.securityGroupIds);
+      const servers = [{ key: databaseServerKey(row), address }, ...memberAddresses.map((a, n) => ({ key: databaseMemberKey(row, n), address: a }))];
+      for (const server of servers) await this.packetFilter.admit({ ...server, uid: null, groupIds: row.securityGroupIds });
       // The servers of an ha database reach one another only once a whole load has them as peers (admit
       // lets an address in, nothing out): one that starts before backs off for up to minutes (etcd's gateway).
       if (row.ha) await this.packetFilter.sync();

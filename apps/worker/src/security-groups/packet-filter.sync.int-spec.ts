@@ -1,5 +1,5 @@
 import { DatabaseRequest, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
-import { FilterSpec, HostAccounts, LocalHooks, PacketFilter } from '@stratus/providers';
+import { FilterLayout, FilterMember, FilterSpec, HostAccounts, LocalHooks, PacketFilter } from '@stratus/providers';
 import { useWorkerOnFake } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { WorkerModule } from '../worker.module';
@@ -36,8 +36,8 @@ class HeldFilter extends PacketFilter {
     return super.apply(spec);
   }
 
-  override async admit(address: string, ingressChain: string) {
-    const status = await super.admit(address, ingressChain);
+  override async admit(member: FilterMember, layout: FilterLayout) {
+    const status = await super.admit(member, layout);
     this.onAdmitted?.();
     return status;
   }
@@ -98,7 +98,7 @@ asRoot('packet filter sync', () => {
     await held.reached;
     const second = await ready('second');
     const admitted = new Promise<void>((resolve) => (filter.onAdmitted = resolve));
-    const admitting = sync.admit(second.address!, second.securityGroupIds);
+    const admitting = sync.admit({ key: 'second', address: second.address!, uid: null, groupIds: second.securityGroupIds });
     // Where the element goes in at once, the stale load must land after it for the check below to mean
     // something; where admit waits for the load, it waits here in vain and the load is let go after 2 s.
     let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,18 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig, databaseMemberKey, databaseServerKey, Instance, lookupUser, ManagedDatabase, SecurityGroup, systemUsers } from '@stratus/core';
-import { FilterMember, FilterRule, findGroup, groupsKey, HostAccounts, hostNames, installationId, LOCAL_HOOKS, LocalHooks, PacketFilter, PublicEndpoint } from '@stratus/providers';
+import {
+  FilterLayout,
+  FilterMember,
+  FilterRule,
+  findGroup,
+  HostAccounts,
+  hostNames,
+  installationId,
+  LOCAL_HOOKS,
+  LocalHooks,
+  PacketFilter,
+  PublicEndpoint,
+} from '@stratus/providers';
 import { isIP } from 'node:net';
 import { DataSource } from 'typeorm';
 
@@ -31,12 +43,12 @@ export class PacketFilterSync {
   private readonly saidSkipped = new Set<string>();
   private orphansCheckedAt = 0;
   private loadedOnce: Promise<void> | null = null;
-  /** The ingress chains of the table loaded last, by groups; null while none is enforced. */
-  private ingressChains: Record<string, string> | null = null;
+  /** Where elements go in the table loaded last; null while none is enforced. */
+  private layout: FilterLayout | null = null;
   /** Orders reads of the rows and admissions: a load carries the admissions numbered after its read. */
   private clock = 0;
-  /** Addresses let in by `admit`, with their number, until a load that read the rows after them has landed. */
-  private readonly admitted = new Map<string, { groupIds: string[]; at: number }>();
+  /** Members let in by `admit`, by address, with their number, until a load that read the rows after them has landed. */
+  private readonly admitted = new Map<string, { member: FilterMember; at: number }>();
   /** The table's writes, one at a time. */
   private writing: Promise<unknown> = Promise.resolve();
 
@@ -85,26 +97,29 @@ export class PacketFilterSync {
   }
 
   /**
-   * A new database server's address, let in under its groups' rules before
-   * the server starts (the filter refuses pool addresses it does not know).
-   * Its row must hold the address already. Where the loaded table has a
-   * chain for its groups this is one element (a create waits a few ms, not a
-   * whole load); a whole load follows in the background all the same, for
-   * the group sets that name it as a peer.
+   * A new instance, once its user exists and before it is ACTIVE, or a new
+   * database server's address, before the server starts (the filter refuses
+   * pool addresses it does not know). Its row must hold the address already.
+   * Where the loaded table has the chains of its groups these are a few
+   * elements (a create waits a few ms, not a whole load of every row).
    */
-  async admit(address: string, groupIds: string[]): Promise<void> {
+  async admit(member: FilterMember): Promise<void> {
     await this.loaded();
-    this.admitted.set(address, { groupIds, at: ++this.clock });
+    this.admitted.set(member.address, { member, at: ++this.clock });
     const admitted = await this.write(async () => {
-      const chain = this.ingressChains?.[groupsKey(groupIds)];
-      if (!chain || !this.filter) return false;
-      return this.filter.admit(address, chain).then(
+      if (!this.layout || !this.filter) return false;
+      return this.filter.admit(member, this.layout).then(
         (status) => status.enforced,
         () => false,
       );
     });
-    if (admitted) void this.sync();
-    else await this.sync();
+    if (!admitted) await this.sync();
+  }
+
+  /** An instance as `admit` takes it: with its own user's uid where it has one. */
+  instanceMember(instance: Pick<Instance, 'id' | 'securityGroupIds'> & { address: string }, users = systemUsers()): FilterMember {
+    const { id, address, securityGroupIds } = instance;
+    return { key: id, address, uid: users.get(hostNames.instanceUser(this.installation, id)) ?? null, groupIds: securityGroupIds };
   }
 
   private write<T>(fn: () => Promise<T>): Promise<T> {
@@ -129,10 +144,8 @@ export class PacketFilterSync {
     ]);
     const users = systemUsers();
     // A resource the network has not given an address yet (or has taken it back from) has nothing to filter.
-    const members: FilterMember[] = [
-      ...instances.flatMap((i) =>
-        i.address === null ? [] : [{ key: i.id, address: i.address, uid: users.get(hostNames.instanceUser(this.installation, i.id)) ?? null, groupIds: i.securityGroupIds }],
-      ),
+    let members: FilterMember[] = [
+      ...instances.flatMap((i) => (i.address === null ? [] : [this.instanceMember({ ...i, address: i.address }, users)])),
       // Database servers run as a user no instance is and open no connections of their own: ingress only.
       ...databases.flatMap((d) => (d.address === null ? [] : [{ key: databaseServerKey(d), address: d.address, uid: null, groupIds: d.securityGroupIds }])),
       // The members of an ha database, under its groups like its address.
@@ -140,11 +153,10 @@ export class PacketFilterSync {
     ];
     await this.removeOrphanTables(filter);
     const result = await this.write(async () => {
-      // Let in since the rows were read: maybe not in them, already in the table.
-      const known = new Set(members.map((m) => m.address));
-      for (const [address, { groupIds, at }] of this.admitted) {
-        if (at > readAt && !known.has(address)) members.push({ key: `admitted ${address}`, address, uid: null, groupIds });
-      }
+      // Let in since the rows were read: maybe not in them (or without its user), already in the table.
+      const since = [...this.admitted.values()].filter(({ at }) => at > readAt).map(({ member }) => member);
+      const addresses = new Set(since.map((m) => m.address));
+      members = [...members.filter((m) => !addresses.has(m.address)), ...since];
       const applied = await filter.apply({
         pool: this.config.LOCAL_ADDRESS_POOL,
         instancesGid,
@@ -161,7 +173,7 @@ export class PacketFilterSync {
         ),
       });
       // Within the turn: an admission next in line must meet the chains of this table, not the last one's.
-      this.ingressChains = applied.enforced ? applied.ingressChains : null;
+      this.layout = applied.enforced ? applied.layout : null;
       return applied;
     });
     // Rows read after an admission hold its address (or its resource is gone): the table has it from them.

@@ -100,7 +100,8 @@ describe('renderFilter', () => {
       ],
     });
     expect(skipped).toHaveLength(3);
-    expect(text).not.toMatch(/meta skuid vmap/);
+    // No uid has egress rules of its own: the map of them is empty.
+    expect(text).toMatch(/map egress \{\n\s+type uid : verdict\n\s+\}/);
   });
 });
 
@@ -302,20 +303,44 @@ asRoot('PacketFilter on the real packet filter', () => {
     expect(await probeAs(b.uid, gid, [{ host: db.address, port: 80 }])).toEqual(['open']);
   });
 
-  it('admits a new member under the chain of its groups without loading the table again', async () => {
-    const late = { key: 'postgres-2', address: `${net}.6`, uid: null, groupIds: ['sg-web'] };
-    for (const port of [80, 3000]) servers.push(await listen(late.address, port));
+  it('admits new members with elements alone: the table then judges every connection as a whole load with them would', async () => {
+    // e: an instance in peers (a group a rule names as its peers) that may go out; f: an instance in web, whose rules name source ranges; g: a server in web.
+    const e = { key: 'e', address: `${net}.6`, uid: uid + 5, groupIds: ['sg-peers', 'sg-out'] };
+    const f = { key: 'f', address: `${net}.7`, uid: uid + 6, groupIds: ['sg-web'] };
+    const g = { key: 'postgres-2', address: `${net}.8`, uid: null, groupIds: ['sg-web'] };
+    for (const m of [e, f, g]) for (const port of [80, 3000, 5000]) servers.push(await listen(m.address, port));
+    const targets = [a, b, c, d, db, e, f, g].flatMap((m) => [80, 3000, 5000].map((port) => ({ host: m.address, port })));
+    const senders: Array<[number, number, string?]> = [
+      ...[a, b, c, d, e, f].map((m): [number, number] => [m.uid, gid]),
+      [unknownUid, gid],
+      [hostUser, hostUser],
+      [hostUser, hostUser, `${net}.200`],
+    ];
+    const everyConnection = async () => {
+      const seen: Outcome[][] = [];
+      for (const [who, group, from] of senders)
+        seen.push(
+          await probeAs(
+            who,
+            group,
+            targets.map((t) => ({ ...t, from })),
+          ),
+        );
+      return seen;
+    };
+    await apply([a, b, c, d, db, e, f, g]);
+    const whole = await everyConnection();
+
     const loaded = await apply([a, b, c, d, db]);
-    expect(await probeAs(b.uid, gid, [{ host: late.address, port: 80 }])).toEqual(['refused']);
-    expect(await filter.admit(late.address, loaded.ingressChains['sg-web'])).toEqual({ enforced: true });
-    expect(
-      await probeAs(
-        b.uid,
-        gid,
-        [80, 3000].map((port) => ({ host: late.address, port })),
-      ),
-    ).toEqual(['open', 'refused']);
-    await expect(filter.admit('127.0.0.1; flush ruleset', loaded.ingressChains['sg-web'])).rejects.toThrow(/cannot admit/);
+    expect(await everyConnection()).not.toEqual(whole);
+    for (const m of [e, f, g]) expect(await filter.admit(m, loaded.layout)).toEqual({ enforced: true });
+    expect(await everyConnection()).toEqual(whole);
+
+    // What cannot go in as elements is refused, the table untouched: a malformed address, groups the table has no chains for, the control plane's uid.
+    await expect(filter.admit({ ...g, address: '127.0.0.1; flush ruleset' }, loaded.layout)).rejects.toThrow(/cannot admit/);
+    await expect(filter.admit({ ...g, address: `${net}.9`, groupIds: ['sg-out'] }, loaded.layout)).rejects.toThrow(/cannot admit/);
+    await expect(filter.admit({ ...e, address: `${net}.9`, uid: 0 }, loaded.layout)).rejects.toThrow(/cannot admit/);
+    expect(await everyConnection()).toEqual(whole);
   });
 
   it('refuses pool addresses that would land on a wildcard listener', async () => {

@@ -66,8 +66,22 @@ export interface RenderedFilter {
   text: string;
   /** Rules left out because they were malformed: such a rule grants nothing. */
   skipped: string[];
-  /** The ingress chain of each combination of groups in the table, by `groupsKey`. */
-  ingressChains: Record<string, string>;
+  /** Where a new member's elements go in the table loaded: what `PacketFilter.admit` needs. */
+  layout: FilterLayout;
+}
+
+/**
+ * The named sets and chains of a loaded table, so one member can be let in
+ * with elements alone (PacketFilter.admit), as a whole load would have it.
+ */
+export interface FilterLayout {
+  /** The number of each combination of groups in the table (its chains `ingress_<n>`, `egress_<n>`), by `groupsKey`. */
+  combos: Record<string, number>;
+  /** The number of each group some rule names as its peers (sets `group_<n>_uids`, `group_<n>_addrs`). */
+  remoteGroups: Record<string, number>;
+  /** The IPv4 source ranges of ingress rules, each with the set of the instances' uids whose address is in it. */
+  uidsByCidr: Array<{ cidr: string; set: string }>;
+  controlPlaneUids: number[];
 }
 
 /** One name for a combination of groups, whatever their order. */
@@ -134,11 +148,18 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   };
   const rulesOf = (groupIds: string[], direction: FilterRule['direction']) =>
     groupIds.flatMap((g) => (spec.groups[g] ?? []).filter((r) => r.direction === direction).map((rule) => ({ group: g, rule })));
-  /** The instances whose own address is in `cidr`, as a set expression; null when none is. */
+  // The instances whose own address is in a rule's source range: a named set per range, so an admitted instance joins it.
+  const uidsByCidr: Array<{ cidr: string; set: string; uids: number[] }> = [];
   const instanceUidsIn = (cidr: [ipaddr.IPv4 | ipaddr.IPv6, number]): string | null => {
-    const inside = instances.filter((i) => cidr[0].kind() === 'ipv4' && ipaddr.IPv4.parse(i.address).match(cidr as [ipaddr.IPv4, number]));
-    if (inside.length === 0) return null;
-    return inside.length === instances.length ? '@instance_uids' : `{ ${inside.map((i) => i.uid).join(', ')} }`;
+    if (cidr[0].kind() !== 'ipv4') return null;
+    const text = cidrText(cidr);
+    let named = uidsByCidr.find((c) => c.cidr === text);
+    if (!named) {
+      const inside = instances.filter((i) => ipaddr.IPv4.parse(i.address).match(cidr as [ipaddr.IPv4, number]));
+      named = { cidr: text, set: `cidr_${uidsByCidr.length}_uids`, uids: inside.map((i) => i.uid) };
+      uidsByCidr.push(named);
+    }
+    return `@${named.set}`;
   };
 
   const chains: string[] = [];
@@ -151,7 +172,8 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
   // another installation on the host, whose instances have a group of their own.
   const ours = spec.instancesGid !== null ? `meta skgid ${spec.instancesGid} ` : '';
   const outputRules = ['ct state != new accept', `${ours}meta skuid . ip daddr @instance_self accept`];
-  if (instances.length) outputRules.push(`${ours}meta skuid vmap { ${[...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`).join(', ')} }`);
+  // A named map, so an instance's egress can be added without loading the table again.
+  outputRules.push(`${ours}meta skuid vmap @egress`);
   // An instance whose uid is not in the table yet (it is being built) still gets the boundary.
   if (spec.instancesGid !== null) outputRules.push(`meta skgid ${spec.instancesGid} jump boundary`);
   const confined = (spec.confinedUids ?? []).filter((uid) => !spec.controlPlaneUids.includes(uid));
@@ -196,20 +218,18 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
 
   // A sender that is no instance is judged by its source address; an instance never is.
   const notInstance = [spec.instancesGid !== null ? `meta skgid != ${spec.instancesGid}` : '', 'meta skuid != @instance_uids'].filter(Boolean).join(' ');
-  const usedForEgress = new Set(egressOf.values());
+  // Every combination gets its egress chain, used or not: an instance admitted later may have it.
   [...combos.values()].forEach((groupIds, k) => {
-    if (usedForEgress.has(k)) {
-      const rules = ['jump boundary'];
-      for (const { group, rule } of rulesOf(groupIds, 'egress')) {
-        const proto = protocolMatch(rule);
-        const cidr = rule.cidr === undefined ? null : parseCidr(rule.cidr);
-        if (proto === null || (rule.cidr !== undefined && !cidr)) skip(group, rule);
-        else if (rule.remote_group_id !== undefined) rules.push(join(`ip daddr ${remoteSet(rule.remote_group_id, 'addrs')}`, proto, 'return'));
-        else if (cidr) rules.push(join(`${family(cidr[0])} daddr ${cidrText(cidr)}`, proto, 'return'));
-        else rules.push(join(proto, 'return'));
-      }
-      chains.push(...chain(`egress_${k}`, [...rules, ...REJECT]));
+    const egress = ['jump boundary'];
+    for (const { group, rule } of rulesOf(groupIds, 'egress')) {
+      const proto = protocolMatch(rule);
+      const cidr = rule.cidr === undefined ? null : parseCidr(rule.cidr);
+      if (proto === null || (rule.cidr !== undefined && !cidr)) skip(group, rule);
+      else if (rule.remote_group_id !== undefined) egress.push(join(`ip daddr ${remoteSet(rule.remote_group_id, 'addrs')}`, proto, 'return'));
+      else if (cidr) egress.push(join(`${family(cidr[0])} daddr ${cidrText(cidr)}`, proto, 'return'));
+      else egress.push(join(proto, 'return'));
     }
+    chains.push(...chain(`egress_${k}`, [...egress, ...REJECT]));
     const rules: string[] = [];
     for (const { group, rule } of rulesOf(groupIds, 'ingress')) {
       const proto = protocolMatch(rule);
@@ -253,6 +273,15 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
       'map',
     ),
   );
+  out.push(
+    ...set(
+      'egress',
+      'uid : verdict',
+      [...egressOf].map(([uid, k]) => `${uid} : jump egress_${k}`),
+      'map',
+    ),
+  );
+  for (const c of uidsByCidr) out.push(...set(c.set, 'uid', [...new Set(c.uids)].map(String)));
   remoteGroups.forEach((groupId, n) => {
     const inGroup = members.filter((m) => m.groupIds.includes(groupId));
     out.push(
@@ -284,13 +313,42 @@ export function renderFilter(spec: FilterSpec): RenderedFilter {
     ),
   );
   out.push('}');
-  const ingressChains = Object.fromEntries([...combos.keys()].map((key, k) => [key, `ingress_${k}`]));
-  return { text: out.join('\n') + '\n', skipped, ingressChains };
+  const layout: FilterLayout = {
+    combos: Object.fromEntries([...combos.keys()].map((key, k) => [key, k])),
+    remoteGroups: Object.fromEntries(remoteGroups.map((groupId, n) => [groupId, n])),
+    uidsByCidr: uidsByCidr.map(({ cidr, set }) => ({ cidr, set })),
+    controlPlaneUids: [...new Set(spec.controlPlaneUids)],
+  };
+  return { text: out.join('\n') + '\n', skipped, layout };
 }
 
 /** The script that removes the table (nothing left if it is already gone). */
 export function renderRemoval(table: string): string {
   return `add table inet ${table}\ndelete table inet ${table}\n`;
+}
+
+/**
+ * The nft script that adds one member to a loaded table as a whole load of
+ * the table with it would have it (one transaction); null where it cannot:
+ * an address that is not IPv4, a combination of groups the table has no
+ * chains for, a uid that is the control plane's.
+ */
+export function renderAdmission(table: string, member: FilterMember, layout: FilterLayout): string | null {
+  const combo = layout.combos[groupsKey(member.groupIds)];
+  if (combo === undefined || !ipaddr.IPv4.isValidFourPartDecimal(member.address)) return null;
+  const { uid, address } = member;
+  if (uid !== null && (!Number.isInteger(uid) || uid < 0 || layout.controlPlaneUids.includes(uid))) return null;
+  const add = (name: string, element: string) => `add element inet ${table} ${name} { ${element} }`;
+  const lines = [add('members', `${address} : jump ingress_${combo}`)];
+  const remote = [...new Set(member.groupIds)].filter((g) => layout.remoteGroups[g] !== undefined).map((g) => layout.remoteGroups[g]);
+  for (const n of remote) lines.push(add(`group_${n}_addrs`, address));
+  if (uid !== null) {
+    lines.push(add('instance_uids', `${uid}`), add('instance_self', `${uid} . ${address}`), add('egress', `${uid} : jump egress_${combo}`));
+    for (const n of remote) lines.push(add(`group_${n}_uids`, `${uid}`));
+    const ip = ipaddr.IPv4.parse(address);
+    for (const c of layout.uidsByCidr) if (ip.match(ipaddr.IPv4.parseCIDR(c.cidr))) lines.push(add(c.set, `${uid}`));
+  }
+  return lines.join('\n') + '\n';
 }
 
 export type FilterStatus = { enforced: true } | { enforced: false; reason: string };
@@ -313,15 +371,16 @@ export class PacketFilter {
   }
 
   /**
-   * Lets a new member in under an ingress chain the loaded table has (one
-   * element, a few ms, where a whole load takes tens): its groups' rules
-   * apply at once. The next whole load includes it as any other.
+   * Lets a new member in with elements alone (a few ms, where a whole load
+   * takes tens to hundreds): its address under its groups' chains, and an
+   * instance's uid under its egress and in every set a whole load would put
+   * it. The next whole load includes it as any other. Rejects where the
+   * loaded table cannot take it so (see renderAdmission): load it whole.
    */
-  admit(address: string, ingressChain: string): Promise<FilterStatus> {
-    if (!ipaddr.IPv4.isValidFourPartDecimal(address) || !/^ingress_\d+$/.test(ingressChain)) {
-      return Promise.reject(new Error(`cannot admit ${address} under ${ingressChain}`));
-    }
-    return this.load(`add element inet ${this.table} members { ${address} : jump ${ingressChain} }\n`);
+  admit(member: FilterMember, layout: FilterLayout): Promise<FilterStatus> {
+    const script = renderAdmission(this.table, member, layout);
+    if (script === null) return Promise.reject(new Error(`cannot admit ${member.key} (${member.address}) by elements into table ${this.table}`));
+    return this.load(script);
   }
 
   remove(): Promise<FilterStatus> {
