@@ -8,11 +8,17 @@
 #   testbed.sh down --purge  also drop its databases and its state folder
 #                            (the Debian packages stay installed)
 #   testbed.sh status        which daemons run and which APIs answer
+#   testbed.sh dir           the state folder (where the clouds.yaml is)
 #
 # Needs root, MariaDB on 127.0.0.1:3306 (root, empty password) and RabbitMQ
-# on 127.0.0.1:5672 (guest/guest). State, logs, secrets and the clouds.yaml
-# live under .data/openstack/ (git-ignored); its databases are named
-# ostb_*. Services are background daemons (no systemd), one worker each.
+# on 127.0.0.1:5672 (guest/guest). Its databases are named ostb_*. Services
+# are background daemons (no systemd), one worker each.
+#
+# The testbed is one per host, whatever checkout starts it: its packages,
+# /etc/<service>, databases and ports are the host's. So are its state, logs,
+# secrets, pid files and clouds.yaml, under /var/lib/stratus-openstack-testbed
+# (OPENSTACK_TESTBED_DIR): every checkout, a fresh clone's CI run among them,
+# finds the one running and uses it, never starts a second over it.
 set -euo pipefail
 # Debian's own Python and tools, whatever else PATH holds (a pyenv, a venv).
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
@@ -20,7 +26,7 @@ PY=/usr/bin/python3
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-STATE=${OPENSTACK_TESTBED_DIR:-$ROOT/.data/openstack}
+STATE=${OPENSTACK_TESTBED_DIR:-/var/lib/stratus-openstack-testbed}
 RUN=$STATE/run
 LOGS=$STATE/logs
 ETC=$STATE/etc
@@ -693,8 +699,9 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down "${2:-}" ;;
   status) cmd_status ;;
+  dir) echo "$STATE" ;;
   *)
-    echo "usage: $0 up | down [--purge] | status" >&2
+    echo "usage: $0 up | down [--purge] | status | dir" >&2
     exit 2
     ;;
 esac

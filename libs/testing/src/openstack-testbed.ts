@@ -3,10 +3,9 @@ import { OpenStackClient, OpenStackClientOptions, OpenStackCloud, resolveCloud }
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
-/** The project's root, and the testbed's state folder in it (scripts/openstack-testbed/testbed.sh). */
-const ROOT = resolve(__dirname, '../../..');
-export const TESTBED_DIR = process.env.OPENSTACK_TESTBED_DIR ?? join(ROOT, '.data/openstack');
-const SCRIPT = join(ROOT, 'scripts/openstack-testbed/testbed.sh');
+const SCRIPT = join(resolve(__dirname, '../../..'), 'scripts/openstack-testbed/testbed.sh');
+/** The testbed's state folder (its clouds.yaml), the host's one, as the script says. */
+export const TESTBED_DIR = execFileSync('bash', [SCRIPT, 'dir'], { encoding: 'utf8' }).trim();
 
 /** Every OS_* setting empty: what AppConfig holds when none is set. */
 const UNSET: Parameters<typeof resolveCloud>[0] = {
