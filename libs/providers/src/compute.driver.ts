@@ -11,6 +11,12 @@ export interface InstanceSpec {
   keyName?: string;
   /** The catalog's security group ids, for a cloud provider that enforces them itself (the local provider reads them from the database). */
   securityGroupIds?: string[];
+  /**
+   * Instances of one group (a cluster's members: its id) are spread over
+   * the provider's hosts as far as it can, so one host lost takes one
+   * member, not the cluster. The local provider has one host: no effect.
+   */
+  placementGroup?: string;
 }
 
 export interface ObservedInstance {
@@ -96,6 +102,8 @@ export interface ComputeDriver {
   observeSnapshot(id: string): Promise<SnapshotImage | null>;
   /** Removes a snapshot image (instances booted from it keep their files); one that is gone succeeds. */
   deleteSnapshot(id: string): Promise<void>;
+  /** Optional: removes what the provider keeps of a placement group once no instance is in it; one that is gone succeeds. */
+  removePlacementGroup?(group: string): Promise<void>;
 }
 
 export const COMPUTE_DRIVER = Symbol('COMPUTE_DRIVER');

@@ -14,7 +14,7 @@ import {
   Principal,
   QuotaExceeded,
 } from '@stratus/core';
-import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
+import { COMPUTE_DRIVER, ComputeDriver, LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
@@ -72,6 +72,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     private readonly adoption: ClusterAdoption,
     @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
+    @Inject(COMPUTE_DRIVER) private readonly compute: ComputeDriver,
   ) {
     super();
     assertHandlers(QUEUES.clusters, this.handlers);
@@ -392,6 +393,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       }
       await this.balancer.deleteListener(clusterListenerId(id));
       await this.network.releaseAddress(clusterAddressKey(id));
+      await this.compute.removePlacementGroup?.(id);
     }, fail);
     await this.dataSource.getRepository(Cluster).delete({ id, status: 'DELETE_IN_PROGRESS', generation });
     this.logger.log({ cluster: id }, 'cluster deleted');

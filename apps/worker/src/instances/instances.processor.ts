@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, compareAndSet, Flavor, Instance, INSTANCE_CAS } from '@stratus/core';
+import { AppConfig, ClusterMember, compareAndSet, Flavor, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -80,7 +80,10 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     if (row.status !== 'BUILD' || row.generation !== generation) return;
     const address = await this.assignAddress(row);
     if (address === null) return;
-    const flavor = await this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId });
+    const [flavor, membership] = await Promise.all([
+      this.dataSource.getRepository(Flavor).findOneByOrFail({ id: row.flavorId }),
+      this.dataSource.getRepository(ClusterMember).findOne({ where: { instanceId: id }, select: { clusterId: true } }),
+    ]);
     // Its first packets meet the boundary: a table is loaded before anything boots.
     await this.packetFilter.loaded();
     const observed = await withDriverErrors(
@@ -94,6 +97,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
           flavor: { vcpus: flavor.vcpus, ramMb: flavor.ramMb },
           keyName: row.keypairName || undefined,
           securityGroupIds: row.securityGroupIds,
+          // A cluster's members are spread over the provider's hosts where it has several.
+          placementGroup: membership?.clusterId,
         }),
       (reason) => compareAndSet(this.dataSource.manager, INSTANCE_CAS, id, 'BUILD', 'ERROR', generation, { statusReason: reason }),
     );

@@ -12,6 +12,11 @@ interface NovaFlavor {
   disk: number;
 }
 
+interface NovaServerGroup {
+  id: string;
+  name: string;
+}
+
 export interface OpenStackComputeOptions {
   /** A server still in BUILD this long after its create is failed (and removed). */
   bootTimeoutMs: number;
@@ -31,6 +36,8 @@ export interface OpenStackComputeOptions {
  */
 export class OpenStackComputeDriver implements ComputeDriver {
   private flavors: NovaFlavor[] | null = null;
+  /** Server groups being looked up or made, by placement group. */
+  private readonly serverGroups = new Map<string, Promise<string>>();
 
   constructor(
     private readonly client: OpenStackClient,
@@ -79,8 +86,10 @@ export class OpenStackComputeDriver implements ComputeDriver {
     if (spec.securityGroupIds?.length && 'uuid' in (server.networks as Array<Record<string, string>>)[0]) {
       server.security_groups = spec.securityGroupIds.map((name) => ({ name }));
     }
+    // Spread over hosts where Nova can (soft: a cloud of one host still boots every member).
+    const hints = spec.placementGroup ? { 'os:scheduler_hints': { group: await this.serverGroupFor(spec.placementGroup) } } : {};
     try {
-      await this.client.post('compute', '/servers', { server });
+      await this.client.post('compute', '/servers', { server, ...hints });
     } catch (err) {
       // Nova answers 400 for an image or flavor it does not have: the spec cannot boot, say which.
       if (err instanceof OpenStackError && err.status === 400) throw new DriverError('invalid', `boot failed: ${err.message}`);
@@ -113,6 +122,42 @@ export class OpenStackComputeDriver implements ComputeDriver {
   }
 
   async deleteSnapshot(): Promise<void> {}
+
+  async removePlacementGroup(group: string): Promise<void> {
+    for (const found of await this.serverGroupsNamed(MARK.name(`group-${group}`))) {
+      await this.client.delete('compute', `/os-server-groups/${found.id}`).catch((err) => {
+        if (!(err instanceof OpenStackError && err.status === 404)) throw err;
+      });
+    }
+  }
+
+  /**
+   * The Nova server group of a placement group, made on first use with the
+   * soft-anti-affinity policy (one create at a time per group in this
+   * process). Two processes racing may each make one: all then use the
+   * lowest id, and removePlacementGroup removes every one of the name.
+   */
+  private serverGroupFor(group: string): Promise<string> {
+    const making = this.serverGroups.get(group) ?? this.findOrMakeServerGroup(MARK.name(`group-${group}`));
+    this.serverGroups.set(group, making);
+    // Kept only while it is made: a later create looks again (the group may have been removed meanwhile).
+    void making.finally(() => this.serverGroups.delete(group)).catch(() => undefined);
+    return making;
+  }
+
+  private async findOrMakeServerGroup(name: string): Promise<string> {
+    let found = await this.serverGroupsNamed(name);
+    if (found.length === 0) {
+      await this.client.post('compute', '/os-server-groups', { server_group: { name, policy: 'soft-anti-affinity' } });
+      found = await this.serverGroupsNamed(name);
+    }
+    return found.map((g) => g.id).sort()[0];
+  }
+
+  private async serverGroupsNamed(name: string): Promise<NovaServerGroup[]> {
+    const { server_groups } = await this.client.get<{ server_groups: NovaServerGroup[] }>('compute', '/os-server-groups', { query: { limit: 1000 } });
+    return server_groups.filter((g) => g.name === name);
+  }
 
   /** What a found server means for a create: ready, booting, or a terminal error (an ERROR server, or a boot past its time, removed first). */
   private async judge(id: string, server: NovaServer): Promise<ObservedInstance> {

@@ -43,9 +43,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // What a failed case left: every server the provider made (the testbed holds nothing else of value).
-  const { servers } = await client.get<{ servers: Array<{ id: string }> }>('compute', '/servers/detail', { query: { tags: MARK.managedTag } });
-  for (const s of servers) await client.delete('compute', `/servers/${s.id}`);
+  // What a failed case left: the servers of this file's specs only (other runs may share the testbed).
+  for (const id of specIds) for (const s of await serversOf(client, id)) await client.delete('compute', `/servers/${s.id}`);
   for (const id of made) {
     const { ports } = await client.get<{ ports: Array<{ id: string }> }>('network', '/ports', { query: { network_id: id } });
     for (const p of ports) await client.delete('network', `/ports/${p.id}`);
@@ -53,13 +52,22 @@ afterAll(async () => {
   }
 });
 
-const spec = (flavor = { vcpus: 1, ramMb: 512 }): InstanceSpec => ({
-  id: randomUUID(),
+/** Every instance id a spec was made for, for afterAll. */
+const specIds: string[] = [];
+const newId = () => {
+  const id = randomUUID();
+  specIds.push(id);
+  return id;
+};
+
+const spec = (flavor = { vcpus: 1, ramMb: 512 }, fields: Partial<InstanceSpec> = {}): InstanceSpec => ({
+  id: newId(),
   imageId,
   address: '',
   port: 8080,
   userData: '#!/bin/sh\necho booted\n',
   flavor,
+  ...fields,
 });
 
 /** Servers of the id that run or boot, counted in Nova itself. */
@@ -171,6 +179,29 @@ describe('openstack compute, beyond the contract', () => {
     await compute.create(s);
     expect(await runningCopies(s.id)).toBe(1);
     await compute.delete(s.id);
+  });
+
+  it('spreads the members of a placement group with one soft-anti-affinity server group, made once and removed after', async () => {
+    const group = randomUUID();
+    const members = [spec(undefined, { placementGroup: group }), spec(undefined, { placementGroup: group })];
+    // Both at once: each may make the group; one is kept.
+    await Promise.all(members.map((m) => compute.create(m)));
+    const named = async () => {
+      const { server_groups } = await client.get<{ server_groups: Array<{ id: string; name: string; policy: string; members: string[] }> }>('compute', '/os-server-groups');
+      return server_groups.filter((g) => g.name === MARK.name(`group-${group}`));
+    };
+    const servers = (await Promise.all(members.map((m) => serversOf(client, m.id)))).flat();
+    expect(servers).toHaveLength(2);
+    const [kept] = await named();
+    expect(kept.policy).toBe('soft-anti-affinity');
+    expect([...kept.members].sort()).toEqual(servers.map((s) => s.id).sort());
+    expect(await named()).toHaveLength(1);
+    // The cloud has one host: soft anti-affinity boots every member all the same.
+    for (const m of members) await waitFor('the member to boot', async () => (await compute.create(m)).ready, { timeoutMs: 120_000, intervalMs: 500 });
+    for (const m of members) await compute.delete(m.id);
+    await compute.removePlacementGroup(group);
+    await compute.removePlacementGroup(group);
+    expect(await named()).toHaveLength(0);
   });
 
   it('boots the server on the port the network driver made for it', async () => {

@@ -57,6 +57,19 @@ export class FakeComputeDriver implements ComputeDriver {
     return this.instances.has(id);
   }
 
+  /** The spec the instance was created with; null when there is no such instance. */
+  specOf(id: string): InstanceSpec | null {
+    return this.instances.get(id)?.spec ?? null;
+  }
+
+  /** Placement groups removed (removePlacementGroup), in order: the fake keeps nothing else of them. */
+  readonly removedPlacementGroups: string[] = [];
+
+  async removePlacementGroup(group: string): Promise<void> {
+    await this.control.delay();
+    this.removedPlacementGroups.push(group);
+  }
+
   async observe(id: string): Promise<ObservedInstance | null> {
     await this.control.delay();
     const instance = this.instances.get(id);
