@@ -1,11 +1,17 @@
 import { AppConfig } from '@stratus/core';
 import { OpenStackClient, OpenStackClientOptions, OpenStackCloud, resolveCloud } from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { REPO_ROOT } from './test-env';
 
-const SCRIPT = join(resolve(__dirname, '../../..'), 'scripts/openstack-testbed/testbed.sh');
+const SCRIPT = join(REPO_ROOT, 'scripts/openstack-testbed/testbed.sh');
+let stateDir: string | undefined;
+
 /** The testbed's state folder (its clouds.yaml), the host's one, as the script says. */
-export const TESTBED_DIR = execFileSync('bash', [SCRIPT, 'dir'], { encoding: 'utf8' }).trim();
+export function testbedDir(): string {
+  stateDir ??= execFileSync('bash', [SCRIPT, 'dir'], { encoding: 'utf8' }).trim();
+  return stateDir;
+}
 
 /** Every OS_* setting empty: what AppConfig holds when none is set. */
 const UNSET: Parameters<typeof resolveCloud>[0] = {
@@ -29,7 +35,7 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
 
 /** The settings that point the provider at the testbed: its clouds.yaml, as an operator would. */
 export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> {
-  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(TESTBED_DIR, 'clouds.yaml') };
+  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(testbedDir(), 'clouds.yaml') };
 }
 
 /** The testbed's cloud as the provider reads it: `stratus-testbed` (the project's user) or `stratus-testbed-admin`. */
