@@ -477,8 +477,12 @@ export function loadBalancerContract(
     id: () => string;
     /** Where a TCP listener may terminate TLS, and a certificate it may use. */
     tls: { address: string; port: number; certificateId: number };
-    /** The address the listeners listen on, for a provider that can listen only on its network's addresses: 127.0.0.1 unless given. */
-    address?: string;
+    /**
+     * The address a listener listens on, for a provider that can listen
+     * only on its network's addresses, one balancer to an address: 127.0.0.1
+     * for every listener unless given.
+     */
+    address?: (listenerId: string) => string;
     /** The backends' address, likewise: 127.0.0.1 unless given. */
     backendAddress?: string;
   },
@@ -486,7 +490,7 @@ export function loadBalancerContract(
 ): void {
   const part = (p: LoadBalancerContractPart) => (options.skip?.includes(p) ? it.skip : it);
   describe(`load-balancer contract: ${name}`, () => {
-    const listener = (id: string): ListenerSpec => ({ id, address: subject().address ?? '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
+    const listener = (id: string): ListenerSpec => ({ id, address: subject().address?.(id) ?? '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: subject().backendAddress ?? '127.0.0.1', port });
     const states = async (driver: LoadBalancerDriver, id: string) => (await driver.observe(id))!.backends.map((b) => `${b.port} ${b.state}`).sort();
 

@@ -18,7 +18,10 @@ const run = `oslb-${randomBytes(4).toString('hex')}`;
 let n = 0;
 const nextId = () => `${run}-${++n}`;
 let networkId = '';
-let address = '';
+/** The run's subnet: 10.241.<octet>.0/24. */
+let octet = 0;
+/** Octavia gives an address to one load balancer: each listener its own (.10 to .249), the backends .5. */
+const addressOf = (id: string) => `10.241.${octet}.${10 + (Number(id.slice(run.length + 1)) % 240)}`;
 let backendAddress = '';
 
 interface Lb {
@@ -43,12 +46,11 @@ async function rejection(promise: Promise<unknown>): Promise<DriverError> {
 }
 
 beforeAll(async () => {
-  const octet = 1 + Math.floor(Math.random() * 250);
+  octet = 1 + Math.floor(Math.random() * 250);
   const { network } = await client.post<{ network: { id: string } }>('network', '/networks', { network: { name: `${run}-net` } });
   networkId = network.id;
   await client.post('network', '/subnets', { subnet: { network_id: networkId, cidr: `10.241.${octet}.0/24`, ip_version: 4, gateway_ip: null, enable_dhcp: false } });
-  address = `10.241.${octet}.10`;
-  backendAddress = `10.241.${octet}.20`;
+  backendAddress = `10.241.${octet}.5`;
 });
 
 afterAll(async () => {
@@ -71,7 +73,7 @@ afterAll(async () => {
 
 loadBalancerContract(
   'openstack (Octavia)',
-  () => ({ driver, id: nextId, tls: { address, port: 443, certificateId: 1 }, address, backendAddress }),
+  () => ({ driver, id: nextId, tls: { address: `10.241.${octet}.9`, port: 443, certificateId: 1 }, address: addressOf, backendAddress }),
   // No Barbican on the testbed, and the driver keeps no certificate there: TLS is refused (below).
   { skip: ['tls'] },
 );
@@ -83,7 +85,7 @@ describe('openstack load balancers: the Octavia mapping', () => {
     const id = nextId();
     const spec: ListenerSpec = {
       id,
-      address,
+      address: addressOf(id),
       port: 8080,
       protocol: 'http',
       hosts: ['b.example', 'a.example'],
@@ -142,6 +144,7 @@ describe('openstack load balancers: the Octavia mapping', () => {
 
   it('refuses TLS (Octavia would need a Barbican secret) and what Octavia cannot count, and makes nothing', async () => {
     const id = nextId();
+    const address = addressOf(id);
     const tls = await rejection(driver.ensureListener({ id, address, port: 443, protocol: 'tcp', tls: { certificateId: 1 }, check: { kind: 'connect' } }));
     expect(tls).toMatchObject({ code: 'invalid', message: expect.stringMatching(/Barbican/) });
     const checks = await rejection(driver.ensureListener({ id, address, port: 443, protocol: 'tcp', check: { kind: 'connect', fall: 11 } }));
@@ -151,13 +154,27 @@ describe('openstack load balancers: the Octavia mapping', () => {
     expect(await driver.observe(id)).toBeNull();
     expect(await octaviaLbs(client, id)).toHaveLength(0);
   });
+
+  it("refuses a second listener on an address another listener's load balancer holds", async () => {
+    const [first, second] = [nextId(), nextId()];
+    const spec: ListenerSpec = { id: first, address: addressOf(first), port: 80, protocol: 'tcp', check: { kind: 'connect' } };
+    await driver.ensureListener(spec);
+    const taken = await rejection(driver.ensureListener({ ...spec, id: second, port: 81 }));
+    expect(taken).toMatchObject({ code: 'invalid', message: expect.stringContaining(`listener ${first}`) });
+    expect(await octaviaLbs(client, second)).toHaveLength(0);
+    await driver.deleteListener(first);
+    // Given back: the address may be another's.
+    await driver.ensureListener({ ...spec, id: second });
+    expect(await octaviaLbs(client, second)).toHaveLength(1);
+    await driver.deleteListener(second);
+  });
 });
 
 describe('openstack load balancers under faults', () => {
   const proxy = new FaultInjectingProxy();
   let faulty: OpenStackClient;
   let onProxy: OpenStackLoadBalancerDriver;
-  const listener = (id: string): ListenerSpec => ({ id, address, port: 5432, protocol: 'tcp', check: { kind: 'connect' } });
+  const listener = (id: string): ListenerSpec => ({ id, address: addressOf(id), port: 5432, protocol: 'tcp', check: { kind: 'connect' } });
 
   beforeAll(async () => {
     const authUrl = await proxy.start();

@@ -118,8 +118,10 @@ const ALREADY = /already/i;
  * project's subnet that contains it, Octavia making the port. An HTTP
  * listener's names are one L7 policy (a Host header rule) that sends them
  * to the pool; with ANY_HOST among them the pool is the default and takes
- * every name. One address and port is one Octavia load balancer's, so HTTP
- * listeners do not share one here: the second is Octavia's to refuse.
+ * every name. Octavia gives an address to one load balancer, so listeners
+ * do not share an address here (proxy hosts on one HTTP listener, gateway
+ * routes on one host): a second listener on a held address is refused as
+ * invalid, rather than left to the cloud's port conflict.
  *
  * Octavia takes one change at a time per load balancer (PENDING_UPDATE
  * until the driver behind it is done, a 409 "immutable" meanwhile): every
@@ -159,6 +161,13 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
 
     let lb = await this.lbOf(spec.id);
     if (!lb) {
+      const holder = await this.holderOf(spec.address);
+      if (holder !== null) {
+        throw new DriverError(
+          'invalid',
+          `address ${spec.address} is the VIP of listener ${holder}'s Octavia load balancer: Octavia gives an address to one load balancer, and this provider makes one per listener`,
+        );
+      }
       await this.client.post('load-balancer', '/lbaas/loadbalancers', {
         loadbalancer: { name: MARK.name(spec.id), description: `stratus listener ${spec.id}`, tags: [MARK.managedTag, MARK.idTag(spec.id)], ...(await this.vip(spec.address)) },
       });
@@ -303,6 +312,15 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       if (id !== null && live(lb) && id.startsWith(prefix)) ids.add(id);
     }
     return [...ids].sort();
+  }
+
+  /** The listener id whose load balancer has `address` as its VIP, or null. */
+  private async holderOf(address: string): Promise<string | null> {
+    const { loadbalancers } = await this.client.get<{ loadbalancers: OctaviaLoadBalancer[] }>('load-balancer', '/lbaas/loadbalancers', {
+      query: { tags: MARK.managedTag, vip_address: address },
+    });
+    const held = loadbalancers.find((lb) => lb.vip_address === address && live(lb) && idOf(lb) !== null);
+    return held ? idOf(held) : null;
   }
 
   /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
