@@ -67,6 +67,7 @@ interface OctaviaMonitor {
 
 interface OctaviaPolicy {
   id: string;
+  redirect_pool_id: string | null;
   rules: Array<{ id: string }>;
 }
 
@@ -454,17 +455,21 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     }
     if (!value) return;
     if (!kept) {
-      const rule = { type: 'HOST_NAME', compare_type: 'REGEX', value };
-      await this.change(
+      // Made without its rule, which is added next: Zed's Octavia answers a policy created with inline rules with a 500.
+      kept = await this.change(
         lb.id,
         id,
-        () =>
-          this.client.post('load-balancer', '/lbaas/l7policies', {
-            l7policy: { listener_id: listener.id, action: 'REDIRECT_TO_POOL', redirect_pool_id: pool.id, position: 1, name: MARK.name(id), rules: [rule] },
-          }),
+        async () =>
+          (
+            await this.client.post<{ l7policy: OctaviaPolicy }>('load-balancer', '/lbaas/l7policies', {
+              l7policy: { listener_id: listener.id, action: 'REDIRECT_TO_POOL', redirect_pool_id: pool.id, position: 1, name: MARK.name(id) },
+            })
+          ).l7policy,
         { resend: false },
       );
-      return;
+    } else if (kept.redirect_pool_id !== pool.id) {
+      const policyId = kept.id;
+      await this.change(lb.id, id, () => this.client.put('load-balancer', `/lbaas/l7policies/${policyId}`, { l7policy: { redirect_pool_id: pool.id } }));
     }
     const { rules } = await this.client.get<{ rules: OctaviaRule[] }>('load-balancer', `/lbaas/l7policies/${kept.id}/rules`);
     const policyId = kept.id;
