@@ -245,8 +245,8 @@ describe('openstack load balancers under faults', () => {
     const inError = { loadbalancer: { ...loadbalancer, provisioning_status: 'ERROR', operating_status: 'ERROR' } };
     proxy.inject({ method: 'GET', path: new RegExp(`^/v2/lbaas/loadbalancers/${lb.id}$`), status: 200, times: 1_000, body: inError });
     proxy.inject({ method: 'GET', path: /^\/v2\/lbaas\/loadbalancers\?/, status: 200, times: 1_000, body: { loadbalancers: [inError.loadbalancer] } });
-    for (const call of [onProxy.ensureListener(listener(id)), onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
-      const err = await rejection(call);
+    for (const call of [() => onProxy.ensureListener(listener(id)), () => onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
+      const err = await rejection(call());
       expect(err).toBeInstanceOf(DriverError);
       expect(err.terminal).toBe(true);
       expect(err.message).toMatch(new RegExp(`load balancer ${lb.id} of listener ${id} went to ERROR`));
