@@ -162,7 +162,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
 
     let lb = await this.lbOf(spec.id);
     if (!lb) {
-      const holder = await this.holderOf(spec.address);
+      const holder = await this.holderOf(spec.address, spec.id);
       if (holder !== null) {
         throw new DriverError(
           'invalid',
@@ -315,12 +315,12 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     return [...ids].sort();
   }
 
-  /** The listener id whose load balancer has `address` as its VIP, or null. */
-  private async holderOf(address: string): Promise<string | null> {
+  /** The listener id other than `id` whose load balancer has `address` as its VIP, or null. */
+  private async holderOf(address: string, id: string): Promise<string | null> {
     const { loadbalancers } = await this.client.get<{ loadbalancers: OctaviaLoadBalancer[] }>('load-balancer', '/lbaas/loadbalancers', {
       query: { tags: MARK.managedTag, vip_address: address },
     });
-    const held = loadbalancers.find((lb) => lb.vip_address === address && live(lb) && idOf(lb) !== null);
+    const held = loadbalancers.find((lb) => lb.vip_address === address && live(lb) && idOf(lb) !== null && idOf(lb) !== id);
     return held ? idOf(held) : null;
   }
 
