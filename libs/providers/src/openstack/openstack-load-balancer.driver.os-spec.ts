@@ -155,6 +155,25 @@ describe('openstack load balancers: the Octavia mapping', () => {
     expect(await octaviaLbs(client, id)).toHaveLength(0);
   });
 
+  it('a listener moved to another address is a new load balancer there, its backends kept as they were', async () => {
+    const id = nextId();
+    const spec: ListenerSpec = { id, address: addressOf(id), port: 80, protocol: 'tcp', check: { kind: 'connect' } };
+    await driver.ensureListener(spec);
+    await driver.addBackend(id, { address: backendAddress, port: 1 });
+    await driver.addBackend(id, { address: backendAddress, port: 2 });
+    await driver.drainBackend(id, { address: backendAddress, port: 2 });
+    const [before] = await octaviaLbs(client, id);
+    const moved = `10.241.${octet}.250`;
+    await driver.ensureListener({ ...spec, address: moved });
+    const after = await octaviaLbs(client, id);
+    expect(after).toHaveLength(1);
+    expect(after[0].id).not.toBe(before.id);
+    const seen = await driver.observe(id);
+    expect(seen!.spec).toMatchObject({ address: moved, port: 80 });
+    expect(seen!.backends.map((b) => `${b.port} ${b.state}`).sort()).toEqual(['1 active', '2 draining']);
+    await driver.deleteListener(id);
+  });
+
   it("refuses a second listener on an address another listener's load balancer holds", async () => {
     const [first, second] = [nextId(), nextId()];
     const spec: ListenerSpec = { id: first, address: addressOf(first), port: 80, protocol: 'tcp', check: { kind: 'connect' } };

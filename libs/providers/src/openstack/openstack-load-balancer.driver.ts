@@ -161,7 +161,8 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     if (fall > MAX_RETRIES || rise > MAX_RETRIES) throw new DriverError('invalid', `Octavia counts at most ${MAX_RETRIES} checks for fall and rise`);
 
     let lb = await this.lbOf(spec.id);
-    if (!lb) {
+    if (!lb || lb.vip_address !== spec.address) {
+      // Before anything is made or moved: a refusal leaves the listener as it was.
       const holder = await this.holderOf(spec.address, spec.id);
       if (holder !== null) {
         throw new DriverError(
@@ -169,6 +170,8 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
           `address ${spec.address} is the VIP of listener ${holder}'s Octavia load balancer: Octavia gives an address to one load balancer, and this provider makes one per listener`,
         );
       }
+    }
+    if (!lb) {
       await this.client.post('load-balancer', '/lbaas/loadbalancers', {
         loadbalancer: { name: MARK.name(spec.id), description: `stratus listener ${spec.id}`, tags: [MARK.managedTag, MARK.idTag(spec.id)], ...(await this.vip(spec.address)) },
       });
@@ -178,6 +181,8 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     }
     if (lb.vip_address !== spec.address) {
       // Octavia cannot move a VIP: the listener's address changed, so its load balancer is made again (its members with it).
+      // An address no port or subnet holds is refused before the old load balancer goes.
+      await this.vip(spec.address);
       const members = await this.members(lb);
       await this.deleteListener(spec.id);
       await until(`the old load balancer of ${spec.id} to go`, async () => (await this.lbsOf(spec.id, true)).length === 0, this.waitMs, this.pollMs);
