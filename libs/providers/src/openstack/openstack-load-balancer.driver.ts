@@ -127,8 +127,9 @@ const ALREADY = /already/i;
  * Octavia takes one change at a time per load balancer (PENDING_UPDATE
  * until the driver behind it is done, a 409 "immutable" meanwhile): every
  * change waits for ACTIVE before it is sent, and a 409 that still comes
- * (another worker's change) is waited out and sent again. A load balancer
- * in ERROR is a terminal error that says so; deleting it still works.
+ * (another worker's change) is waited out: an update, a delete or a member
+ * is sent again, a create is looked for first. A load balancer in ERROR
+ * is a terminal error that says so; deleting it still works.
  *
  * Not held by Octavia: TLS (TERMINATED_HTTPS needs the certificate in
  * Barbican, which this provider does not write: refused as invalid), and
@@ -253,9 +254,12 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         }),
       );
     } catch (err) {
-      // Octavia keeps one member per address and port: another run added it first.
+      // Octavia keeps one member per address and port: another run added it first, and the look again finds it
+      // (or one still on its way out, which the job's next run adds again).
       if (!(err instanceof OpenStackError && err.status === 409 && ALREADY.test(err.message))) throw err;
-      await this.addBackend(listenerId, backend);
+      const theirs = (await this.poolMembers(pool.id)).find((m) => same(m, backend) && m.provisioning_status !== 'PENDING_DELETE');
+      if (!theirs) throw new DriverError('retryable', `backend ${backend.address}:${backend.port} of listener ${listenerId} is still being removed`);
+      if (theirs.weight !== ACTIVE_WEIGHT) await this.addBackend(listenerId, backend);
     }
   }
 
