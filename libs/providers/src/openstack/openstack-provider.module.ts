@@ -11,7 +11,8 @@ import { OpenStackClient } from './openstack-client';
 import { resolveCloud } from './openstack-cloud';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
-import { OpenStackDatabaseDriver, OpenStackLoadBalancerDriver } from './openstack-unbuilt.drivers';
+import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { OpenStackDatabaseDriver } from './openstack-unbuilt.drivers';
 import { OpenStackVolumeDriver } from './openstack-volume.driver';
 
 export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');
@@ -33,7 +34,7 @@ export function openStackClient(config: AppConfig): OpenStackClient {
     },
     { provide: VOLUME_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackVolumeDriver(c) },
     { provide: NETWORK_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackNetworkDriver(c) },
-    { provide: LOAD_BALANCER_DRIVER, useFactory: () => new OpenStackLoadBalancerDriver() },
+    { provide: LOAD_BALANCER_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackLoadBalancerDriver(c) },
     { provide: DATABASE_DRIVER, useFactory: () => new OpenStackDatabaseDriver() },
   ],
   exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER],
