@@ -25,6 +25,13 @@ export interface CatalogFixtures {
   /** The network instances go on (its id), and the keypair they name. */
   network: string;
   keypair: string;
+  /**
+   * What makes a create fail to boot on this provider (fields of POST
+   * /v1/instances over the demo ones), and what its status_reason then
+   * contains; null where no create can (the fake provider's failures are
+   * injected in its worker).
+   */
+  failedBoot: { fields: Record<string, string>; reasons: string[] } | null;
 }
 
 const PROJECT_CATALOG = { demoImage: 'demo-web', plainImage: 'plain', flavorName: 'm1.small', flavorId: 'f-small', network: 'private', keypair: 'default' };
@@ -76,10 +83,14 @@ let openstackFixtures: CatalogFixtures | undefined;
 export function catalogFixtures(provider: ProviderName = providerUnderTest()): CatalogFixtures {
   switch (provider) {
     case 'local':
-      // cgroup v1 limits where the host has them; a host without says why not.
-      return { ...PROJECT_CATALOG, flavorLimits: /^(enforced: cgroup v1, 1 vcpu, 512 MB|not enforced: .+)$/ };
+      return {
+        ...PROJECT_CATALOG,
+        // cgroup v1 limits where the host has them; a host without says why not.
+        flavorLimits: /^(enforced: cgroup v1, 1 vcpu, 512 MB|not enforced: .+)$/,
+        failedBoot: { fields: { image_id: 'plain', user_data: 'echo about to fail\nexit 7\n' }, reasons: ['exited with code 7', 'about to fail'] },
+      };
     case 'fake':
-      return { ...PROJECT_CATALOG, flavorLimits: /^not enforced: fake provider \(1 vcpu, 512 MB\)$/ };
+      return { ...PROJECT_CATALOG, flavorLimits: /^not enforced: fake provider \(1 vcpu, 512 MB\)$/, failedBoot: null };
     case 'openstack':
       openstackFixtures ??= {
         ...(JSON.parse(readFileSync(resolvedFile(), 'utf8')) as Resolved),
@@ -87,6 +98,8 @@ export function catalogFixtures(provider: ProviderName = providerUnderTest()): C
         // The testbed's m1.small (scripts/openstack-testbed/seed.py), as Nova reports it.
         flavorLimits: /^Nova flavor m1\.small: 1 vCPU, 2048 MiB$/,
         keypair: testbedKeypair(),
+        // More memory than the testbed's fake hypervisor has: Nova puts the server in ERROR with its fault.
+        failedBoot: { fields: { flavor_id: 'testbed.unschedulable' }, reasons: ['No valid host was found'] },
       };
       return openstackFixtures;
   }

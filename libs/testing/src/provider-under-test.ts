@@ -1,9 +1,11 @@
 import { ProviderName } from '@stratus/core';
-import { MARK } from '@stratus/providers';
-import { readFileSync } from 'node:fs';
+import { MARK, serversOf } from '@stratus/providers';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { fakeStateFile } from './fake-provider/fake-provider.module';
 import { testbedClient } from './openstack-testbed';
+import { instanceLeadersUnder } from './processes';
 
 /**
  * The provider the e2e suites run the stack's worker on: the `e2e` jest
@@ -94,5 +96,41 @@ export async function withFullNetwork<T>(db: DataSource, cidr: string, body: () 
     return await body();
   } finally {
     await db.query(`DELETE FROM address_leases WHERE resource_id LIKE 'fill-%'`);
+  }
+}
+
+/**
+ * Runs `check` unless the provider under test is the fake one: for what a
+ * provider backs a resource with (an instance's process or Nova server, a
+ * volume's disk file or Cinder volume), which the local provider and the
+ * testbed both have and the fake provider, all in its worker's memory, has
+ * not.
+ */
+export async function whenBacked(check: () => unknown): Promise<void> {
+  if (providerUnderTest() !== 'fake') await check();
+}
+
+/** Whether something runs behind instance `id` on the provider under test: its process group (local), its Nova server (openstack). */
+export async function instanceBacked(dataDir: string, id: string): Promise<boolean> {
+  if (providerUnderTest() === 'openstack') return (await serversOf(testbedClient(), id)).length > 0;
+  return instanceLeadersUnder(join(dataDir, 'instances')).has(id);
+}
+
+/** The size in GiB of what backs volume `id` on the provider under test (its disk file, its Cinder volume), or null when nothing does. */
+export async function volumeBackingGb(dataDir: string, id: string): Promise<number | null> {
+  if (providerUnderTest() === 'openstack') {
+    const { volumes } = await testbedClient().get<{ volumes: Array<{ size: number; status: string; metadata?: Record<string, string> }> }>('block-storage', '/volumes/detail', {
+      query: { name: MARK.name(id) },
+    });
+    const mine = volumes.filter((v) => v.metadata?.[MARK.idKey] === id && v.status !== 'deleting');
+    // Two would be a create made twice: never an answer.
+    if (mine.length > 1) throw new Error(`${mine.length} Cinder volumes for volume ${id}`);
+    return mine[0]?.size ?? null;
+  }
+  try {
+    return statSync(join(dataDir, 'volumes', id, 'disk.img')).size / 1024 ** 3;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }
