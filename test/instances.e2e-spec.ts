@@ -62,6 +62,8 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
     expect(await inNetwork(fx.network, active.metadata.privateIp)).toBe(true);
     expect(active.metadata.resourceLimits).toMatch(fx.flavorLimits);
 
+    // Served from inside: a real process's answer, on the local provider only (no guest runs on the
+    // fake provider, nor on the testbed's Nova, whose addresses nothing may connect to).
     await whenReal(async () => {
       const res = await fetch(`http://${active.metadata.privateIp}:3000/`);
       expect(res.status).toBe(200);

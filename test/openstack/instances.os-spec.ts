@@ -47,6 +47,17 @@ describe('instances on the openstack provider (testbed)', () => {
     ({ security_group: group } = await nova.post<{ security_group: { id: string } }>('network', '/security-groups', {
       security_group: { name: groupName, description: 'e2e: an instance booted with it' },
     }));
+    await nova.post('network', '/security-group-rules', {
+      security_group_rule: {
+        security_group_id: group.id,
+        direction: 'ingress',
+        ethertype: 'IPv4',
+        protocol: 'tcp',
+        port_range_min: 8080,
+        port_range_max: 8080,
+        remote_ip_prefix: '192.0.2.0/24',
+      },
+    });
     // The catalog is mirrored from the cloud here, keypair and security group included.
     await resetTestInstallation(overrides, 'local');
     stack = await TestStack.start(overrides);
@@ -68,6 +79,18 @@ describe('instances on the openstack provider (testbed)', () => {
     const [image] = await db.query(`SELECT id FROM images WHERE name = 'debian-12'`);
     const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.tiny'`);
     const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
+    // The group as /v1/security_groups lists it: Neutron's IPv4 rules, its default egress one included.
+    const groups = await api.get('/v1/security_groups');
+    expect((groups.body.items as Array<{ name: string }>).find((g) => g.name === groupName)).toEqual({
+      id: group.id,
+      name: groupName,
+      description: 'e2e: an instance booted with it',
+      rules: expect.arrayContaining([
+        { id: expect.any(String), direction: 'egress', protocol: 'all' },
+        { id: expect.any(String), direction: 'ingress', protocol: 'tcp', port: 8080, cidr: '192.0.2.0/24' },
+      ]),
+    });
+    expect(groups.body.items.find((g: { name: string }) => g.name === groupName).rules).toHaveLength(2);
     const created = await api.post('/v1/instances', {
       name: 'os-1',
       image_id: image.id,
