@@ -28,6 +28,8 @@ export function providerUnderTest(): ProviderName {
  * an instance's home, servers a client can connect to. Not on the
  * openstack testbed either: its servers run on Nova's fake virt driver,
  * and their addresses exist only in Neutron's database (no data path).
+ * So `!realResources()` does not mean the fake provider: a check that reads
+ * the fake provider's state asks providerUnderTest() for `fake`.
  */
 export function realResources(): boolean {
   return providerUnderTest() === 'local';
