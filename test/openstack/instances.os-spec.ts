@@ -1,6 +1,17 @@
 import { DataSource } from 'typeorm';
 import { MARK, serversOf } from '@stratus/providers';
-import { createTenant, resetTestInstallation, testbedClient, testbedSettings, testConfig, testDataSource, TestStack, waitFor, waitForInstance } from '@stratus/testing';
+import {
+  createTenant,
+  releaseTestbedResourcesOf,
+  resetTestInstallation,
+  testbedClient,
+  testbedSettings,
+  testConfig,
+  testDataSource,
+  TestStack,
+  waitFor,
+  waitForInstance,
+} from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -26,12 +37,28 @@ const overrides: Record<string, string> = {
 describe('instances on the openstack provider (testbed)', () => {
   const nova = testbedClient();
   const keypair = `e2e-${randomUUID()}`;
+  const groupName = `e2e-${randomUUID()}`;
+  let group: { id: string };
   let stack: TestStack;
   let db: DataSource;
 
   beforeAll(async () => {
     await nova.post('compute', '/os-keypairs', { keypair: { name: keypair } });
-    // The catalog is mirrored from the cloud here, keypair included.
+    ({ security_group: group } = await nova.post<{ security_group: { id: string } }>('network', '/security-groups', {
+      security_group: { name: groupName, description: 'e2e: an instance booted with it' },
+    }));
+    await nova.post('network', '/security-group-rules', {
+      security_group_rule: {
+        security_group_id: group.id,
+        direction: 'ingress',
+        ethertype: 'IPv4',
+        protocol: 'tcp',
+        port_range_min: 8080,
+        port_range_max: 8080,
+        remote_ip_prefix: '192.0.2.0/24',
+      },
+    });
+    // The catalog is mirrored from the cloud here, keypair and security group included.
     await resetTestInstallation(overrides, 'local');
     stack = await TestStack.start(overrides);
     db = await testDataSource(overrides);
@@ -41,20 +68,36 @@ describe('instances on the openstack provider (testbed)', () => {
     await stack?.stop();
     await db?.destroy();
     await nova.delete('compute', `/os-keypairs/${keypair}`);
+    // What a failed test left (its server and port) goes first: a group in use cannot.
+    await releaseTestbedResourcesOf(overrides.DATABASE_URL);
+    if (group) await nova.delete('network', `/security-groups/${group.id}`);
   });
 
-  it('creates an instance through the API that Nova boots once, on the port of its address, and deletes it', async () => {
+  it('creates an instance through the API that Nova boots once, on the port of its address with its security group, and deletes it', async () => {
     const owner = await createTenant(db, undefined, testConfig(overrides));
     const api = stack.http.with({ 'x-api-key': owner.apiKey });
     const [image] = await db.query(`SELECT id FROM images WHERE name = 'debian-12'`);
     const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.tiny'`);
     const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
+    // The group as /v1/security_groups lists it: Neutron's IPv4 rules, its default egress one included.
+    const groups = await api.get('/v1/security_groups');
+    expect((groups.body.items as Array<{ name: string }>).find((g) => g.name === groupName)).toEqual({
+      id: group.id,
+      name: groupName,
+      description: 'e2e: an instance booted with it',
+      rules: expect.arrayContaining([
+        { id: expect.any(String), direction: 'egress', protocol: 'all' },
+        { id: expect.any(String), direction: 'ingress', protocol: 'tcp', port: 8080, cidr: '192.0.2.0/24' },
+      ]),
+    });
+    expect(groups.body.items.find((g: { name: string }) => g.name === groupName).rules).toHaveLength(2);
     const created = await api.post('/v1/instances', {
       name: 'os-1',
       image_id: image.id,
       flavor_id: flavor.id,
       network_id: network.id,
       keypair_name: keypair,
+      security_group_names: [groupName],
       user_data: '#!/bin/sh\necho booted\n',
     });
     expect(created.status).toBe(202);
@@ -71,6 +114,11 @@ describe('instances on the openstack provider (testbed)', () => {
         .flat()
         .map((a) => a.addr),
     ).toEqual([active.metadata.privateIp]);
+    // The group is Neutron's, on the instance's port (Nova applies a server's groups only to ports it makes).
+    const { ports } = await nova.get<{ ports: Array<{ fixed_ips: Array<{ ip_address: string }>; security_groups: string[] }> }>('network', '/ports', {
+      query: { name: MARK.name(id) },
+    });
+    expect(ports.map((p) => [p.fixed_ips.map((ip) => ip.ip_address), p.security_groups])).toEqual([[[active.metadata.privateIp], [group.id]]]);
 
     expect((await api.delete(`/v1/instances/${id}`)).status).toBeLessThan(300);
     await waitFor('the instance to be gone', async () => ((await api.get('/v1/instances')).body as Array<{ id: string }>).every((i) => i.id !== id), {

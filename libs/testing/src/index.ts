@@ -19,6 +19,7 @@ export * from './fake-provider/fake-network.driver';
 export * from './fake-provider/fake-provider.module';
 export * from './driver-contract';
 export * from './provider-under-test';
+export * from './catalog-fixtures';
 export * from './queue-drain';
 export * from './worker-on-fake';
 export * from './fresh-host';

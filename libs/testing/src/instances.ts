@@ -1,13 +1,27 @@
 import { Instance } from '@stratus/core';
 import { DataSource } from 'typeorm';
+import { catalogFixtures } from './catalog-fixtures';
 import { HttpClient } from './http-client';
 import { waitFor } from './wait';
 
-export const DEMO_INSTANCE = {
-  image_id: 'demo-web',
-  flavor_id: 'm1.small',
-  network_id: 'private',
-  keypair_name: 'default',
+/**
+ * The references of a demo instance in POST /v1/instances, from the catalog
+ * of the provider under test (catalogFixtures): read when spread, so a
+ * suite's fixtures are the provider's once its catalog is known.
+ */
+export const DEMO_INSTANCE: { readonly image_id: string; readonly flavor_id: string; readonly network_id: string; readonly keypair_name: string } = {
+  get image_id() {
+    return catalogFixtures().demoImage;
+  },
+  get flavor_id() {
+    return catalogFixtures().flavorName;
+  },
+  get network_id() {
+    return catalogFixtures().network;
+  },
+  get keypair_name() {
+    return catalogFixtures().keypair;
+  },
 };
 
 /** Polls GET /v1/instances (the way SPEC.md says clients follow progress) until the instance leaves BUILD. */

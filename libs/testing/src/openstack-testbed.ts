@@ -1,15 +1,26 @@
 import { AppConfig } from '@stratus/core';
-import { OpenStackClient, OpenStackClientOptions, OpenStackCloud, resolveCloud } from '@stratus/providers';
+import {
+  OpenStackClient,
+  OpenStackClientOptions,
+  OpenStackCloud,
+  OpenStackComputeDriver,
+  OpenStackError,
+  OpenStackNetworkDriver,
+  OpenStackVolumeDriver,
+  resolveCloud,
+} from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { REPO_ROOT } from './test-env';
 
-const SCRIPT = join(REPO_ROOT, 'scripts/openstack-testbed/testbed.sh');
+/** A function, not a constant: test-env imports this module, and REPO_ROOT is set once both are loaded. */
+const script = () => join(REPO_ROOT, 'scripts/openstack-testbed/testbed.sh');
 let stateDir: string | undefined;
 
 /** The testbed's state folder (its clouds.yaml), the host's one, as the script says. */
 export function testbedDir(): string {
-  stateDir ??= execFileSync('bash', [SCRIPT, 'dir'], { encoding: 'utf8' }).trim();
+  stateDir ??= execFileSync('bash', [script(), 'dir'], { encoding: 'utf8' }).trim();
   return stateDir;
 }
 
@@ -33,6 +44,9 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
   OS_APPLICATION_CREDENTIAL_SECRET: '',
 };
 
+/** The testbed's tenant network (scripts/openstack-testbed/seed.py), where servers go. */
+export const TESTBED_NETWORK = 'stratus-net';
+
 /** The settings that point the provider at the testbed: its clouds.yaml, as an operator would. */
 export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> {
   return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(testbedDir(), 'clouds.yaml') };
@@ -50,8 +64,65 @@ export function testbedClient(cloud = 'stratus-testbed', options: OpenStackClien
 /** Brings the testbed up unless every daemon of it runs already (the first time installs it: minutes). */
 export function ensureTestbedUp(): void {
   try {
-    execFileSync('bash', [SCRIPT, 'status'], { stdio: 'ignore' });
+    execFileSync('bash', [script(), 'status'], { stdio: 'ignore' });
   } catch {
-    execFileSync('bash', [SCRIPT, 'up'], { stdio: 'inherit' });
+    execFileSync('bash', [script(), 'up'], { stdio: 'inherit' });
   }
+}
+
+/** The keypair `name` in Nova, for the testbed's user (made when it is not there). */
+export async function ensureTestbedKeypair(name: string): Promise<void> {
+  const nova = testbedClient();
+  try {
+    await nova.get('compute', `/os-keypairs/${name}`);
+  } catch (err) {
+    if (!(err instanceof OpenStackError && err.status === 404)) throw err;
+    await nova.post('compute', '/os-keypairs', { keypair: { name } });
+  }
+}
+
+export async function removeTestbedKeypair(name: string): Promise<void> {
+  try {
+    await testbedClient().delete('compute', `/os-keypairs/${name}`);
+  } catch (err) {
+    if (!(err instanceof OpenStackError && err.status === 404)) throw err;
+  }
+}
+
+/**
+ * What an installation on the openstack provider left in the testbed (the
+ * instances and volumes its database still lists): servers, their ports and
+ * floating IPs, and volumes, deleted through the provider's own drivers. The
+ * testbed is shared, so only what that database names goes. A database that
+ * is not there left nothing.
+ */
+export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<void> {
+  const db = new Client({ connectionString: databaseUrl });
+  try {
+    await db.connect();
+  } catch (err) {
+    if ((err as { code?: string }).code === '3D000') return;
+    throw err;
+  }
+  let instances: string[];
+  let volumes: string[];
+  try {
+    instances = (await db.query<{ id: string }>('SELECT id FROM instances')).rows.map((r) => r.id);
+    volumes = (await db.query<{ id: string }>('SELECT id FROM volumes')).rows.map((r) => r.id);
+  } catch (err) {
+    // A database the migrations never reached holds nothing.
+    if ((err as { code?: string }).code === '42P01') return;
+    throw err;
+  } finally {
+    await db.end();
+  }
+  const client = testbedClient();
+  const compute = new OpenStackComputeDriver(client, { bootTimeoutMs: 0, network: TESTBED_NETWORK });
+  const network = new OpenStackNetworkDriver(client);
+  for (const id of instances) {
+    await compute.delete(id);
+    await network.releaseAddress(id);
+  }
+  const volume = new OpenStackVolumeDriver(client);
+  for (const id of volumes) await volume.delete(id);
 }

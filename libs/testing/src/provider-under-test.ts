@@ -1,33 +1,48 @@
 import { ProviderName } from '@stratus/core';
-import { readFileSync } from 'node:fs';
+import { MARK, serversOf } from '@stratus/providers';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { fakeStateFile } from './fake-provider/fake-provider.module';
+import { testbedClient } from './openstack-testbed';
+import { instanceLeadersUnder } from './processes';
 
 /**
  * The provider the e2e suites run the stack's worker on: the `e2e` jest
  * project runs them on `local` (real processes), `e2e-fake` on `fake`
  * (every driver in memory; test/fake-provider.setup.js sets
- * STRATUS_TEST_PROVIDER for its test files only). A suite about the fake
- * provider itself (test/instance-boot.e2e-spec.ts) runs in e2e-fake only:
- * a worker of one provider on the other's installation would meet its
- * rows, catalog and addresses.
+ * STRATUS_TEST_PROVIDER for its test files only), and `e2e-openstack`
+ * (jest.openstack.config.js) on `openstack`, against the testbed's real
+ * OpenStack. A suite about the fake provider itself
+ * (test/instance-boot.e2e-spec.ts) runs in e2e-fake only: a worker of one
+ * provider on the other's installation would meet its rows, catalog and
+ * addresses.
  */
 export function providerUnderTest(): ProviderName {
-  return process.env.STRATUS_TEST_PROVIDER === 'fake' ? 'fake' : 'local';
+  const named = process.env.STRATUS_TEST_PROVIDER;
+  return named === 'fake' || named === 'openstack' ? named : 'local';
 }
 
-/** Whether the stack's resources are real: processes that listen, files in an instance's home, servers a client can connect to. */
+/**
+ * Whether the stack's resources are real: processes that listen, files in
+ * an instance's home, servers a client can connect to. Not on the
+ * openstack testbed either: its servers run on Nova's fake virt driver,
+ * and their addresses exist only in Neutron's database (no data path).
+ * So `!realResources()` does not mean the fake provider: a check that reads
+ * the fake provider's state asks providerUnderTest() for `fake`.
+ */
 export function realResources(): boolean {
   return providerUnderTest() === 'local';
 }
 
 /**
- * `it` under the local provider, `it.skip` under the fake one. For a test
- * whose claim is what only a real process shows: a TCP/HTTP answer from
- * an instance, bytes through a route to one, a psql or redis client
- * connecting with the issued credentials, files in an instance's home or
- * on a mounted volume, a process killed and restarted. The fake provider
- * starts no process, so under it there is nothing to connect to or kill;
+ * `it` under the local provider, `it.skip` under the fake and openstack
+ * ones. For a test whose claim is what only a real process shows: a
+ * TCP/HTTP answer from an instance, bytes through a route to one, a psql
+ * or redis client connecting with the issued credentials, files in an
+ * instance's home or on a mounted volume, a process killed and restarted.
+ * The fake provider starts no process, and nothing may connect to the
+ * testbed's tenant addresses, so there is nothing to connect to or kill;
  * what such a test checks of statuses and shapes is checked by the
  * provider-neutral tests beside it.
  */
@@ -46,10 +61,15 @@ export async function whenReal(check: () => unknown): Promise<void> {
 /**
  * The address the stack's network driver holds for `id` (an instance id, or
  * a database server's key) now, or null: the lease table of the local
- * provider, or what the fake provider's worker saved in its state file.
+ * provider, the fixed IP of the Neutron port named after it on the
+ * testbed, or what the fake provider's worker saved in its state file.
  */
 export async function addressHeld(db: DataSource, dataDir: string, id: string): Promise<string | null> {
-  if (realResources()) {
+  if (providerUnderTest() === 'openstack') {
+    const { ports } = await testbedClient().get<{ ports: Array<{ fixed_ips: Array<{ ip_address: string }> }> }>('network', '/ports', { query: { name: MARK.name(id) } });
+    return ports[0]?.fixed_ips[0]?.ip_address ?? null;
+  }
+  if (providerUnderTest() === 'local') {
     const [row] = await db.query('SELECT host(address) AS address FROM address_leases WHERE resource_id = $1', [id]);
     return row?.address ?? null;
   }
@@ -78,5 +98,41 @@ export async function withFullNetwork<T>(db: DataSource, cidr: string, body: () 
     return await body();
   } finally {
     await db.query(`DELETE FROM address_leases WHERE resource_id LIKE 'fill-%'`);
+  }
+}
+
+/**
+ * Runs `check` unless the provider under test is the fake one: for what a
+ * provider backs a resource with (an instance's process or Nova server, a
+ * volume's disk file or Cinder volume), which the local provider and the
+ * testbed both have and the fake provider, all in its worker's memory, has
+ * not.
+ */
+export async function whenBacked(check: () => unknown): Promise<void> {
+  if (providerUnderTest() !== 'fake') await check();
+}
+
+/** Whether something runs behind instance `id` on the provider under test: its process group (local), its Nova server (openstack). */
+export async function instanceBacked(dataDir: string, id: string): Promise<boolean> {
+  if (providerUnderTest() === 'openstack') return (await serversOf(testbedClient(), id)).length > 0;
+  return instanceLeadersUnder(join(dataDir, 'instances')).has(id);
+}
+
+/** The size in GiB of what backs volume `id` on the provider under test (its disk file, its Cinder volume), or null when nothing does. */
+export async function volumeBackingGb(dataDir: string, id: string): Promise<number | null> {
+  if (providerUnderTest() === 'openstack') {
+    const { volumes } = await testbedClient().get<{ volumes: Array<{ size: number; status: string; metadata?: Record<string, string> }> }>('block-storage', '/volumes/detail', {
+      query: { name: MARK.name(id) },
+    });
+    const mine = volumes.filter((v) => v.metadata?.[MARK.idKey] === id && v.status !== 'deleting');
+    // Two would be a create made twice: never an answer.
+    if (mine.length > 1) throw new Error(`${mine.length} Cinder volumes for volume ${id}`);
+    return mine[0]?.size ?? null;
+  }
+  try {
+    return statSync(join(dataDir, 'volumes', id, 'disk.img')).size / 1024 ** 3;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
   }
 }

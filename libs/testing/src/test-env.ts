@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { TESTBED_NETWORK, testbedSettings } from './openstack-testbed';
 import { providerUnderTest } from './provider-under-test';
 
 /**
@@ -52,13 +53,17 @@ const FAKE_PROVIDER_BLOCK = 120;
  * too, with PROVIDER=fake: the two projects' suites interleave in one run,
  * and a local worker reconciling a fake instance's row (ACTIVE, nothing
  * running) would start a process for it, a fake worker would lose track
- * of a local instance.
+ * of a local instance. Under the openstack provider (the e2e-openstack
+ * project's) it is one of its own as well, with PROVIDER=openstack and the
+ * testbed's clouds.yaml; the OpenStack-backed specs of the `openstack`
+ * project keep theirs apart (`-openstack`).
  */
 export function testEnv(overrides: Record<string, string> = {}, provider = providerUnderTest()): Record<string, string> {
   // STRATUS_TEST_SLOT (0-9) lets several test runs share a machine without meeting.
   const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
   const fake = provider === 'fake';
-  const suffix = `${slot ? `-${slot}` : ''}${fake ? '-fake' : ''}`;
+  const openstack = provider === 'openstack';
+  const suffix = `${slot ? `-${slot}` : ''}${fake ? '-fake' : ''}${openstack ? '-e2e-openstack' : ''}`;
   return {
     NODE_ENV: 'test',
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix.replaceAll('-', '_')}`,
@@ -67,6 +72,8 @@ export function testEnv(overrides: Record<string, string> = {}, provider = provi
     DATA_DIR: testDataDir(suffix),
     LOCAL_ADDRESS_POOL: `127.${(fake ? FAKE_PROVIDER_BLOCK : 78) + slot}.0.0/16`,
     ...(fake ? { PROVIDER: 'fake' } : {}),
+    // Nova's fake virt driver boots in seconds, but a loaded testbed can keep a server in BUILD for minutes.
+    ...(openstack ? { PROVIDER: 'openstack', ...testbedSettings(), OPENSTACK_NETWORK: TESTBED_NETWORK, INSTANCE_BOOT_TIMEOUT_MS: '180000' } : {}),
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999 (slots past 9 go on from 30000).
     GATEWAY_PORT_RANGE: `${20_000 + slot * 1_000}-${20_999 + slot * 1_000}`,
     EDGE_THREADS: '2',
