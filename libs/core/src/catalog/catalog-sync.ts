@@ -28,7 +28,8 @@ export async function syncCatalog(manager: EntityManager, snapshot: CatalogSnaps
   for (const [entity, rows, key, scope] of sets) {
     const repo = manager.getRepository(entity);
     const keys = rows.map((r) => (r as Record<string, string>)[key]);
-    await repo.delete(keys.length ? { ...scope, [key]: Not(In(keys)) } : scope);
+    // None left is every row of the scope: its key is never null (TypeORM refuses a delete without criteria).
+    await repo.delete({ ...scope, [key]: keys.length ? Not(In(keys)) : Not(IsNull()) });
     if (rows.length) await repo.upsert(rows, [key]);
   }
 }
