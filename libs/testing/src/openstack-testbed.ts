@@ -28,9 +28,14 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
   OS_APPLICATION_CREDENTIAL_SECRET: '',
 };
 
-/** The settings that point the provider at the testbed: its clouds.yaml, as an operator would. */
-export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> {
-  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(TESTBED_DIR, 'clouds.yaml') };
+/**
+ * The settings that point the provider at the testbed: its clouds.yaml, as
+ * an operator would, and OPENSTACK_DATA_PATH=false, the simulation of
+ * readiness the fake virt driver needs (its servers boot nothing, so no
+ * engine ever answers on their addresses).
+ */
+export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> & { OPENSTACK_DATA_PATH: 'false' } {
+  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(TESTBED_DIR, 'clouds.yaml'), OPENSTACK_DATA_PATH: 'false' };
 }
 
 /** The testbed's cloud as the provider reads it: `stratus-testbed` (the project's user) or `stratus-testbed-admin`. */

@@ -16,6 +16,7 @@ import {
 import { testbedSettings } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
+import { OpenStackDatabaseDriver } from './openstack-database.driver';
 
 /** PROVIDER=openstack as the worker loads it: the registry's module, configured from the settings alone. */
 describe('openstack provider, as the worker loads it', () => {
@@ -38,7 +39,9 @@ describe('openstack provider, as the worker loads it', () => {
       code: 'invalid',
       message: 'load balancers (Octavia) are not built on the openstack provider yet',
     });
-    expect(await moduleRef.get<DatabaseDriver>(DATABASE_DRIVER).observe('postgres-1')).toBeNull();
+    const databases = moduleRef.get<DatabaseDriver>(DATABASE_DRIVER);
+    expect(databases).toBeInstanceOf(OpenStackDatabaseDriver);
+    expect(await databases.observe(`postgres-${randomUUID()}`)).toBeNull();
     await moduleRef.close();
   });
 

@@ -1,12 +1,11 @@
-import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../databases.driver';
 import { DriverError } from '../driver-error';
 import { BackendSpec, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
 
 /**
  * The drivers the openstack provider does not have yet (Octavia load
- * balancers, managed databases on servers): whatever asks them to make
- * something gets a terminal error that says so; what only looks finds
- * nothing, so the reconcilers run without noise.
+ * balancers): whatever asks them to make something gets a terminal error
+ * that says so; what only looks finds nothing, so the reconcilers run
+ * without noise.
  */
 function unbuilt(what: string): DriverError {
   return new DriverError('invalid', `${what} are not built on the openstack provider yet`);
@@ -30,14 +29,4 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   async listenerIds(_prefix: string): Promise<string[]> {
     return [];
   }
-}
-
-export class OpenStackDatabaseDriver implements DatabaseDriver {
-  async observe(_key: string): Promise<ObservedDatabaseServer | null> {
-    return null;
-  }
-  async ensureRunning(_spec: DatabaseServerSpec): Promise<ObservedDatabaseServer> {
-    throw unbuilt('managed databases');
-  }
-  async delete(_key: string): Promise<void> {}
 }
