@@ -161,7 +161,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect(await serversOf(client, s.key)).toHaveLength(0);
   });
 
-  it('a server an admin resets to ERROR is a terminal error too, observed first as not running', async () => {
+  it('a server that served and then went to ERROR is a terminal error that keeps its disk, observed first as not running', async () => {
     const s = await spec();
     await ready(s);
     const [server] = await serversOf(client, s.key);
@@ -172,7 +172,10 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     });
     expect(seen).toMatchObject({ running: false, ready: false, step: expect.stringMatching(/^Nova put the server in ERROR/) });
     const err = await rejection(driver.ensureRunning(s));
-    expect(err).toMatchObject({ code: 'invalid', message: expect.stringContaining(`database server ${s.key} exited while starting`) });
+    expect(err).toMatchObject({ code: 'invalid', message: `database server ${s.key} failed: Nova put it in ERROR: no fault given` });
+    // Its disk holds the data: it stays until the database is deleted.
+    expect((await serversOf(client, s.key)).map((x) => x.id)).toEqual([server.id]);
+    await driver.delete(s.key);
     expect(await serversOf(client, s.key)).toHaveLength(0);
   });
 

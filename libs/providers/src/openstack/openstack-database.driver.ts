@@ -29,6 +29,9 @@ export interface OpenStackDatabaseOptions {
 /** Nova metadata key of where the engine listens (`<address> <port>`), for a look that has no spec. */
 const ENDPOINT_METADATA_KEY = 'stratus_endpoint';
 
+/** Nova metadata key set once the server was first ready: from then on a failure keeps its disk. */
+const STARTED_METADATA_KEY = 'stratus_started';
+
 /** The smallest flavor a database server gets when none is named. */
 const MIN_RAM_MB = 1024;
 
@@ -77,6 +80,8 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
     }
     if (existing.status === 'ERROR') {
       const fault = await this.faultOf(existing);
+      // One that served once keeps its disk (the data) for the operator to recover; one that never came up goes.
+      if (existing.metadata?.[STARTED_METADATA_KEY]) throw new DriverError('invalid', `database server ${spec.key} failed: Nova put it in ERROR: ${fault}`);
       await this.delete(spec.key);
       throw new DriverError('invalid', `database server ${spec.key} exited while starting: Nova put it in ERROR: ${fault}`);
     }
@@ -98,7 +103,11 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
       await this.client.put('compute', `/servers/${existing.id}/metadata/${VERIFIER_METADATA_KEY}`, { meta: { [VERIFIER_METADATA_KEY]: spec.passwordVerifier } });
       existing.metadata = { ...existing.metadata, [VERIFIER_METADATA_KEY]: spec.passwordVerifier };
     }
-    return { running: isUp(existing), ready: isUp(existing) && (await this.readyWith(existing, spec.passwordVerifier)) };
+    const ready = isUp(existing) && (await this.readyWith(existing, spec.passwordVerifier));
+    if (ready && !existing.metadata?.[STARTED_METADATA_KEY]) {
+      await this.client.put('compute', `/servers/${existing.id}/metadata/${STARTED_METADATA_KEY}`, { meta: { [STARTED_METADATA_KEY]: new Date().toISOString() } });
+    }
+    return { running: isUp(existing), ready };
   }
 
   async delete(key: string): Promise<void> {
