@@ -184,7 +184,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     const s = await spec({ engine: 'redis' });
     await ready(s);
     // The fake virt driver booted nothing on the address: no engine answers there.
-    expect(await strict.ensureRunning(s)).toEqual({ running: true, ready: false });
+    expect(await strict.ensureRunning(s)).toEqual({ running: true, ready: false, step: 'installing and configuring redis on the server (cloud-init)' });
     expect(await strict.observe(s.key)).toEqual({ running: true, ready: false });
     await driver.delete(s.key);
   });

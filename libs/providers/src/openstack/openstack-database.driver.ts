@@ -107,6 +107,7 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
     if (ready && !existing.metadata?.[STARTED_METADATA_KEY]) {
       await this.client.put('compute', `/servers/${existing.id}/metadata/${STARTED_METADATA_KEY}`, { meta: { [STARTED_METADATA_KEY]: new Date().toISOString() } });
     }
+    if (isUp(existing) && !ready) return { running: true, ready, step: `installing and configuring ${spec.engine} on the server (cloud-init)` };
     return { running: isUp(existing), ready };
   }
 
