@@ -88,10 +88,15 @@ export function renderDatabaseCloudInit(spec: DatabaseServerSpec): string {
   if (refused) throw new DriverError('invalid', refused);
   const form = VERIFIER_FORMS[spec.engine];
   if (!form.test(spec.passwordVerifier)) throw new DriverError('invalid', `the password verifier of ${spec.key} is not in the form ${spec.engine} takes`);
-  for (const [what, name] of [
-    ['database name', spec.dbName],
-    ['user name', spec.dbUser],
-  ] as const) {
+  // A cache has neither (its one user is Redis' default); the others need both.
+  const names =
+    spec.engine === 'redis'
+      ? []
+      : ([
+          ['database name', spec.dbName],
+          ['user name', spec.dbUser],
+        ] as const);
+  for (const [what, name] of names) {
     if (!name || !IDENTIFIER.test(name)) throw new DriverError('invalid', `the ${what} of ${spec.key} is not a plain lowercase identifier`);
   }
   const files: Array<{ path: string; mode: string; content: string }> = [
@@ -129,8 +134,8 @@ function environment(spec: DatabaseServerSpec): string {
     VERSION: spec.version ?? '',
     ADDRESS: spec.address,
     PORT: String(spec.port),
-    DB_NAME: spec.dbName!,
-    DB_USER: spec.dbUser!,
+    DB_NAME: spec.dbName ?? '',
+    DB_USER: spec.dbUser ?? '',
     SUPERUSER: spec.superuser ? 'yes' : 'no',
     EXTENSIONS: spec.extensions.map(sqlExtensionName).join(' '),
   };

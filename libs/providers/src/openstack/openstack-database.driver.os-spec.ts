@@ -48,8 +48,9 @@ async function spec(overrides: Partial<DatabaseServerSpec> = {}, password = PASS
     version: engine === 'postgres' ? '16' : engine === 'redis' ? '7' : null,
     address,
     port: engine === 'postgres' ? 5432 : engine === 'redis' ? 6379 : 8123,
-    dbName: 'orders',
-    dbUser: 'app',
+    // As the API makes them: a cache has neither.
+    dbName: engine === 'redis' ? null : 'orders',
+    dbUser: engine === 'redis' ? null : 'app',
     passwordVerifier: await engineVerifier(engine, password),
     superuser: false,
     extensions: [],
