@@ -63,6 +63,27 @@ describe('managed databases on the openstack provider (testbed)', () => {
     return Buffer.from(server['OS-EXT-SRV-ATTR:user_data'], 'base64').toString('utf8');
   }
 
+  it('creates a cache (Redis 7) whose server holds the SHA-256 of its password, never the password', async () => {
+    const owner = await createTenant(db, undefined, testConfig(overrides));
+    const api = stack.http.with({ 'x-api-key': owner.apiKey });
+    const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.small'`);
+    const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
+    const created = await api.post('/v1/cache', { name: 'os-cache', flavor_id: flavor.id, network_id: network.id, keypair_name: keypair });
+    expect({ status: created.status, body: created.body }).toMatchObject({ status: 202 });
+    const password: string = created.body.password;
+    const ready = await waitForDatabase(api, 'cache', created.body.id, ['ready', 'error'], { timeoutMs: 240_000, intervalMs: 500 });
+    expect(ready).toMatchObject({ status: 'ready', port: 6379 });
+    const key = `redis-${created.body.id}`;
+    const [server] = await serversOf(nova, key);
+    const [row] = await db.query(`SELECT password_verifier FROM managed_databases WHERE id = $1`, [created.body.id]);
+    const userData = await userDataOf(server.id);
+    expect(userData).toContain(row.password_verifier);
+    expect(userData).not.toContain(password);
+    expect((await api.delete(`/v1/cache/${created.body.id}`)).status).toBeLessThan(300);
+    await waitForDatabaseGone(api, 'cache', created.body.id, 120_000);
+    await waitFor('Nova to forget the server', async () => (await serversOf(nova, key)).length === 0, { timeoutMs: 120_000, intervalMs: 1000 });
+  });
+
   it('creates a PostgreSQL database on one Nova server, resets its password through the metadata, and deletes it', async () => {
     const owner = await createTenant(db, undefined, testConfig(overrides));
     const api = stack.http.with({ 'x-api-key': owner.apiKey });
