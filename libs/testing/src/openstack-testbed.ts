@@ -47,9 +47,14 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
 /** The testbed's tenant network (scripts/openstack-testbed/seed.py), where servers go. */
 export const TESTBED_NETWORK = 'stratus-net';
 
-/** The settings that point the provider at the testbed: its clouds.yaml, as an operator would. */
-export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> {
-  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(testbedDir(), 'clouds.yaml') };
+/**
+ * The settings that point the provider at the testbed: its clouds.yaml, as
+ * an operator would, and OPENSTACK_DATA_PATH=false, the simulation of
+ * readiness the fake virt driver needs (its servers boot nothing, so no
+ * engine ever answers on their addresses).
+ */
+export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_CLOUD' | 'OS_CLIENT_CONFIG_FILE'> & { OPENSTACK_DATA_PATH: 'false' } {
+  return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(testbedDir(), 'clouds.yaml'), OPENSTACK_DATA_PATH: 'false' };
 }
 
 /** The testbed's cloud as the provider reads it: `stratus-testbed` (the project's user) or `stratus-testbed-admin`. */

@@ -201,6 +201,25 @@ export class AppConfig {
   @IsString()
   OPENSTACK_NETWORK = '';
 
+  /** The Debian 12 image (name or id) managed database servers boot from; their cloud-init installs the engine on it. */
+  @IsString()
+  OPENSTACK_DATABASE_IMAGE = 'debian-12';
+
+  /** The Nova flavor (name or id) of a managed database server; empty: the smallest with 1 GiB of memory. */
+  @IsString()
+  OPENSTACK_DATABASE_FLAVOR = '';
+
+  /**
+   * Whether the control plane reaches the addresses of the servers it boots
+   * (true on a real cloud: a database is ready once its engine answers there
+   * with the credential applied). false is a simulation for a cloud without
+   * a data path (Nova's fake virt driver boots nothing): a database is then
+   * ready when Nova says ACTIVE. Only the test cloud sets it.
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  OPENSTACK_DATA_PATH = true;
+
   /** Loopback block the local provider hands out, one address per resource. */
   @Matches(/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}\/(1[6-9]|2[0-9])$/)
   LOCAL_ADDRESS_POOL = '127.77.0.0/16';

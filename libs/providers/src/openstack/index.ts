@@ -4,6 +4,7 @@ export * from './openstack-errors';
 export * from './openstack-resources';
 export { OpenStackCatalogDriver } from './openstack-catalog.driver';
 export { OpenStackComputeDriver, defaultNetwork } from './openstack-compute.driver';
+export { OpenStackDatabaseDriver } from './openstack-database.driver';
 export { OpenStackLoadBalancerDriver, OpenStackLoadBalancerOptions } from './openstack-load-balancer.driver';
 export { OpenStackNetworkDriver } from './openstack-network.driver';
 export { OpenStackVolumeDriver } from './openstack-volume.driver';

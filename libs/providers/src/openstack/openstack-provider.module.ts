@@ -10,9 +10,9 @@ import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackClient } from './openstack-client';
 import { resolveCloud } from './openstack-cloud';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
+import { OpenStackDatabaseDriver } from './openstack-database.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
-import { OpenStackDatabaseDriver } from './openstack-unbuilt.drivers';
 import { OpenStackVolumeDriver } from './openstack-volume.driver';
 
 export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');
@@ -20,6 +20,16 @@ export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');
 /** The client of the cloud the settings name: one per process, so one token. */
 export function openStackClient(config: AppConfig): OpenStackClient {
   return new OpenStackClient(resolveCloud(config));
+}
+
+/** Managed databases as servers: the image, flavor and data-path settings, Nova's boot timeout. */
+function openStackDatabaseDriver(config: AppConfig, client: OpenStackClient): OpenStackDatabaseDriver {
+  return new OpenStackDatabaseDriver(client, {
+    image: config.OPENSTACK_DATABASE_IMAGE,
+    flavor: config.OPENSTACK_DATABASE_FLAVOR,
+    dataPath: config.OPENSTACK_DATA_PATH,
+    bootTimeoutMs: config.INSTANCE_BOOT_TIMEOUT_MS,
+  });
 }
 
 /** The openstack provider: every driver of the seam against one OpenStack cloud. */
@@ -35,7 +45,7 @@ export function openStackClient(config: AppConfig): OpenStackClient {
     { provide: VOLUME_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackVolumeDriver(c) },
     { provide: NETWORK_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackNetworkDriver(c) },
     { provide: LOAD_BALANCER_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackLoadBalancerDriver(c) },
-    { provide: DATABASE_DRIVER, useFactory: () => new OpenStackDatabaseDriver() },
+    { provide: DATABASE_DRIVER, inject: [AppConfig, OPENSTACK_CLIENT], useFactory: openStackDatabaseDriver },
   ],
   exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER],
 })

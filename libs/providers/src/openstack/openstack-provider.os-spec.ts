@@ -17,6 +17,7 @@ import { testbedSettings } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { OpenStackDatabaseDriver } from './openstack-database.driver';
 
 /** PROVIDER=openstack as the worker loads it: the registry's module, configured from the settings alone. */
 describe('openstack provider, as the worker loads it', () => {
@@ -37,7 +38,9 @@ describe('openstack provider, as the worker loads it', () => {
     expect(balancers).toBeInstanceOf(OpenStackLoadBalancerDriver);
     expect(await balancers.listenerIds(randomUUID())).toEqual([]);
     expect(await balancers.observe(randomUUID())).toBeNull();
-    expect(await moduleRef.get<DatabaseDriver>(DATABASE_DRIVER).observe('postgres-1')).toBeNull();
+    const databases = moduleRef.get<DatabaseDriver>(DATABASE_DRIVER);
+    expect(databases).toBeInstanceOf(OpenStackDatabaseDriver);
+    expect(await databases.observe(`postgres-${randomUUID()}`)).toBeNull();
     await moduleRef.close();
   });
 

@@ -1,0 +1,204 @@
+import { engineVerifier } from '@stratus/core';
+import { DatabaseServerSpec, DriverError, MARK, serversOf } from '@stratus/providers';
+import { ensureUntilReady, testbedClient, waitFor } from '@stratus/testing';
+import { randomUUID } from 'node:crypto';
+import { parse } from 'yaml';
+import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
+import { OpenStackDatabaseDriver, OpenStackDatabaseOptions } from './openstack-database.driver';
+import { OpenStackNetworkDriver } from './openstack-network.driver';
+
+/**
+ * Managed database servers on the testbed's Nova. Its fake virt driver
+ * boots nothing, so no engine ever answers: readiness is the
+ * OPENSTACK_DATA_PATH=false simulation (ACTIVE with the verifier in the
+ * metadata), and what the servers would run is read back from Nova (the
+ * user_data it stores), not from the servers.
+ */
+const client = testbedClient();
+const admin = testbedClient('stratus-testbed-admin');
+const network = new OpenStackNetworkDriver(client);
+const options: OpenStackDatabaseOptions = { image: 'debian-12', flavor: '', dataPath: false, bootTimeoutMs: 120_000 };
+const driver = new OpenStackDatabaseDriver(client, options);
+const PASSWORD = 'never-in-user-data-7f3a';
+const made: string[] = [];
+let networkId: string;
+
+beforeAll(async () => {
+  const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
+  networkId = networks[0].id;
+});
+
+afterAll(async () => {
+  for (const key of made) {
+    for (const s of await serversOf(client, key)) await client.delete('compute', `/servers/${s.id}`);
+    await waitFor('the servers to go', async () => (await serversOf(client, key)).length === 0, { timeoutMs: 60_000, intervalMs: 500 });
+    await network.releaseAddress(key);
+  }
+});
+
+/** A spec on an address of its own, as the worker makes it: the network driver's port for the key first. */
+async function spec(overrides: Partial<DatabaseServerSpec> = {}, password = PASSWORD): Promise<DatabaseServerSpec> {
+  const engine = overrides.engine ?? 'postgres';
+  const key = `${engine}-${randomUUID()}`;
+  made.push(key);
+  const address = await network.ensureAddress({ id: key, networkId, cidr: '10.0.0.0/24', kind: 'database' });
+  return {
+    key,
+    engine,
+    version: engine === 'postgres' ? '16' : engine === 'redis' ? '7' : null,
+    address,
+    port: engine === 'postgres' ? 5432 : engine === 'redis' ? 6379 : 8123,
+    // As the API makes them: a cache has neither.
+    dbName: engine === 'redis' ? null : 'orders',
+    dbUser: engine === 'redis' ? null : 'app',
+    passwordVerifier: await engineVerifier(engine, password),
+    superuser: false,
+    extensions: [],
+    ha: false,
+    memberAddresses: [],
+    ...overrides,
+  };
+}
+
+/** Servers of the key that run or boot, counted in Nova itself. */
+async function runningCopies(key: string): Promise<number> {
+  const servers = await serversOf(client, key);
+  return servers.filter((s) => (s.status === 'ACTIVE' || s.status === 'BUILD') && s['OS-EXT-STS:task_state'] !== 'deleting').length;
+}
+
+/** The user_data Nova keeps for the server (an admin's attribute from microversion 2.3 on), decoded. */
+async function storedUserData(serverId: string): Promise<string> {
+  const { server } = await admin.get<{ server: Record<string, string> }>('compute', `/servers/${serverId}`);
+  return Buffer.from(server['OS-EXT-SRV-ATTR:user_data'], 'base64').toString('utf8');
+}
+
+const ready = (s: DatabaseServerSpec, d = driver) => ensureUntilReady(d, s, { timeoutMs: 120_000, intervalMs: 500 });
+
+async function rejection(promise: Promise<unknown>): Promise<DriverError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as DriverError;
+  }
+  throw new Error('expected a rejection, got a result');
+}
+
+describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () => {
+  it("boots one server on the key's port however often, and however racing, the job runs; delete leaves nothing", async () => {
+    const s = await spec();
+    expect(await driver.observe(s.key)).toBeNull();
+    // Two runs of the job at once: each looks, finds nothing, and boots.
+    const [a, b] = await Promise.all([driver.ensureRunning(s), driver.ensureRunning(s)]);
+    expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
+    expect(await ready(s)).toMatchObject({ running: true, ready: true });
+    // The next look keeps the oldest and removes the other.
+    await waitFor('one server left', async () => (await runningCopies(s.key)) === 1, { timeoutMs: 60_000, intervalMs: 500 });
+    expect(await driver.ensureRunning(s)).toMatchObject({ running: true, ready: true });
+    expect(await runningCopies(s.key)).toBe(1);
+    expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });
+
+    const [server] = await serversOf(client, s.key);
+    expect(server.name).toBe(MARK.name(s.key));
+    const addresses = Object.values(server.addresses ?? {})
+      .flat()
+      .map((x) => x.addr);
+    expect(addresses).toContain(s.address);
+
+    await driver.delete(s.key);
+    await driver.delete(s.key);
+    expect(await driver.observe(s.key)).toBeNull();
+    expect(await serversOf(client, s.key)).toHaveLength(0);
+  });
+
+  it('the user_data Nova stores holds the verifier, never the password; a reset goes through the metadata', async () => {
+    const s = await spec();
+    await ready(s);
+    const [server] = await serversOf(client, s.key);
+    const userData = await storedUserData(server.id);
+    expect(userData).toContain(s.passwordVerifier);
+    expect(userData).not.toContain(PASSWORD);
+    const config = parse(userData) as { write_files: Array<{ path: string; content: string }> };
+    expect(config.write_files.find((f) => f.path === '/etc/stratus/verifier')?.content).toBe(`${s.passwordVerifier}\n`);
+    expect(server.metadata?.[VERIFIER_METADATA_KEY]).toBe(s.passwordVerifier);
+
+    const newPassword = 'also-never-stored-91c2';
+    const reset = { ...s, passwordVerifier: await engineVerifier('postgres', newPassword) };
+    expect(await ready(reset)).toMatchObject({ running: true, ready: true });
+    const [after] = await serversOf(client, s.key);
+    // The same server (its disk holds the data), the new verifier where its timer reads it.
+    expect(after.id).toBe(server.id);
+    expect(after.metadata?.[VERIFIER_METADATA_KEY]).toBe(reset.passwordVerifier);
+    for (const text of [JSON.stringify(after.metadata), await storedUserData(after.id)]) {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(newPassword);
+    }
+    await driver.delete(s.key);
+  });
+
+  it('Redis and ClickHouse servers carry their SHA-256 verifiers the same way', async () => {
+    for (const engine of ['redis', 'clickhouse'] as const) {
+      const s = await spec({ engine });
+      await ready(s);
+      const [server] = await serversOf(client, s.key);
+      const userData = await storedUserData(server.id);
+      expect(s.passwordVerifier).toMatch(/^[0-9a-f]{64}$/);
+      expect(userData).toContain(s.passwordVerifier);
+      expect(userData).not.toContain(PASSWORD);
+      await driver.delete(s.key);
+    }
+  });
+
+  it('a server Nova puts in ERROR is a terminal error with its fault, and goes', async () => {
+    // More memory than the fake hypervisor has: the scheduler finds no host, and Nova records the fault.
+    const { flavors } = await client.get<{ flavors: Array<{ name: string; ram: number }> }>('compute', '/flavors/detail');
+    const huge = flavors.sort((x, y) => y.ram - x.ram)[0];
+    const noHost = new OpenStackDatabaseDriver(client, { ...options, flavor: huge.name });
+    const s = await spec();
+    const err = await rejection(ready(s, noHost));
+    expect(err).toBeInstanceOf(DriverError);
+    expect(err.terminal).toBe(true);
+    expect(err.message).toMatch(new RegExp(`^database server ${s.key} exited while starting: Nova put it in ERROR: No valid host was found`));
+    expect(await driver.observe(s.key)).toBeNull();
+    expect(await serversOf(client, s.key)).toHaveLength(0);
+  });
+
+  it('a server that served and then went to ERROR is a terminal error that keeps its disk, observed first as not running', async () => {
+    const s = await spec();
+    await ready(s);
+    const [server] = await serversOf(client, s.key);
+    await admin.post('compute', `/servers/${server.id}/action`, { 'os-resetState': { state: 'error' } });
+    const seen = await waitFor('the server in ERROR', async () => {
+      const o = await driver.observe(s.key);
+      return o && !o.running && o;
+    });
+    expect(seen).toMatchObject({ running: false, ready: false, step: expect.stringMatching(/^Nova put the server in ERROR/) });
+    const err = await rejection(driver.ensureRunning(s));
+    expect(err).toMatchObject({ code: 'invalid', message: `database server ${s.key} failed: Nova put it in ERROR: no fault given` });
+    // Its disk holds the data: it stays until the database is deleted.
+    expect((await serversOf(client, s.key)).map((x) => x.id)).toEqual([server.id]);
+    await driver.delete(s.key);
+    expect(await serversOf(client, s.key)).toHaveLength(0);
+  });
+
+  it('with a data path expected, a server Nova calls ACTIVE is not ready until its engine answers', async () => {
+    const strict = new OpenStackDatabaseDriver(client, { ...options, dataPath: true });
+    const s = await spec({ engine: 'redis' });
+    await ready(s);
+    // The fake virt driver booted nothing on the address: no engine answers there.
+    expect(await strict.ensureRunning(s)).toEqual({ running: true, ready: false, step: 'installing and configuring redis on the server (cloud-init)' });
+    expect(await strict.observe(s.key)).toEqual({ running: true, ready: false });
+    await driver.delete(s.key);
+  });
+
+  it('refuses what it cannot build (ha, Redis 6) before it makes anything', async () => {
+    const ha = await spec({ ha: true });
+    expect(await rejection(driver.ensureRunning({ ...ha, memberAddresses: ['10.0.0.201', '10.0.0.202', '10.0.0.203'] }))).toMatchObject({
+      code: 'invalid',
+      message: expect.stringMatching(/^high availability \(ha: true\) is not built on the openstack provider yet/),
+    });
+    const redis6 = await spec({ engine: 'redis', version: '6' });
+    expect(await rejection(driver.ensureRunning(redis6))).toMatchObject({ code: 'invalid', message: expect.stringContaining('Redis 6') });
+    expect(await driver.observe(ha.key)).toBeNull();
+    expect(await driver.observe(redis6.key)).toBeNull();
+  });
+});
