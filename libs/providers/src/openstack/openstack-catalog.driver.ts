@@ -15,9 +15,10 @@ interface NeutronRule {
 
 /**
  * The project's cloud as the catalog: Nova flavors and keypairs, the
- * active Glance images but snapshot images, the project's own and shared networks (not the
- * external ones, which hold floating IPs) with their first IPv4 range,
- * and Neutron security groups with their IPv4 rules.
+ * active Glance images (snapshot images aside), the project's own and
+ * shared networks (not the external ones, which hold floating IPs) with
+ * their first IPv4 range, and Neutron security groups with their IPv4
+ * rules.
  */
 export class OpenStackCatalogDriver implements CatalogDriver {
   constructor(private readonly client: OpenStackClient) {}
@@ -39,7 +40,9 @@ export class OpenStackCatalogDriver implements CatalogDriver {
     return {
       flavors: flavors.flavors.map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ramMb: f.ram, diskGb: f.disk })),
       // A snapshot image is one Stratus project's (its own image row), never everyone's catalog.
-      images: images.images.filter((i) => !isSnapshotImage(i)).map((i) => ({ id: i.id, name: i.name ?? i.id, description: i.description ?? `Glance image (${i.disk_format ?? 'unknown format'})` })),
+      images: images.images
+        .filter((i) => !isSnapshotImage(i))
+        .map((i) => ({ id: i.id, name: i.name ?? i.id, description: i.description ?? `Glance image (${i.disk_format ?? 'unknown format'})` })),
       networks: networks.networks
         .filter((n) => !n['router:external'])
         .flatMap((n) => {

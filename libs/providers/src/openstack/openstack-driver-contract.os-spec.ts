@@ -10,9 +10,12 @@ import { OpenStackVolumeDriver } from './openstack-volume.driver';
 /**
  * The driver contract against the real OpenStack of the testbed. Not run
  * here, and reported as skipped: usage (the fake virt driver measures no
- * CPU time), snapshots and databases (not built yet), and the volume case
- * whose "halfway" is a volume still `creating` (Cinder's fake backend
- * finishes it before the test can look).
+ * CPU time), snapshots (the contract reads files inside the instances,
+ * which the fake virt driver does not run, and expects an image bootable
+ * at once, which Glance makes only after the hypervisor's upload:
+ * openstack-snapshots.os-spec.ts covers them), databases (not built yet),
+ * and the volume case whose "halfway" is a volume still `creating`
+ * (Cinder's fake backend finishes it before the test can look).
  */
 const client = testbedClient();
 const compute = new OpenStackComputeDriver(client, { bootTimeoutMs: 120_000, network: 'stratus-net' });

@@ -49,6 +49,13 @@ async function glanceImages(id: string): Promise<GlanceImage[]> {
   return images;
 }
 
+/** How many createImage actions Nova took on the instance's server: one per image it was asked for. */
+async function createImageCalls(instanceId: string): Promise<number> {
+  const [server] = await serversOf(client, instanceId);
+  const { instanceActions } = await client.get<{ instanceActions: Array<{ action: string }> }>('compute', `/servers/${server.id}/os-instance-actions`);
+  return instanceActions.filter((a) => a.action === 'createImage').length;
+}
+
 async function uploadAsHypervisor(id: string): Promise<void> {
   const [image] = await glanceImages(id);
   await client.request('image', 'PATCH', `/images/${image.id}`, {
@@ -84,6 +91,7 @@ describe('openstack snapshots', () => {
     expect(await compute.observeSnapshot(spec.id)).toEqual(image);
     const [made, ...more] = await glanceImages(spec.id);
     expect(more).toHaveLength(0);
+    expect(await createImageCalls(source.id)).toBe(1);
     expect(made).toMatchObject({ name: MARK.name(spec.id), visibility: 'private' });
     expect(await compute.observe(source.id)).toMatchObject({ running: true, ready: true });
 
@@ -124,6 +132,7 @@ describe('openstack snapshots', () => {
     const image = await compute.snapshot(spec);
     expect(image).toMatchObject({ id: spec.id, name: spec.name, projectId: spec.projectId, sourceInstanceId: source.id });
     expect((await glanceImages(spec.id)).map((i) => i.id)).toEqual([first.id]);
+    expect(await createImageCalls(source.id)).toBe(1);
     await compute.deleteSnapshot(spec.id);
     await compute.delete(source.id);
   });
