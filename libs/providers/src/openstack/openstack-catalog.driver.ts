@@ -1,5 +1,6 @@
 import { CatalogDriver, CatalogSecurityGroup, ProviderCatalog } from '../catalog.driver';
 import { OpenStackClient } from './openstack-client';
+import { isSnapshotImage } from './openstack-snapshots';
 
 interface NeutronRule {
   id: string;
@@ -14,9 +15,10 @@ interface NeutronRule {
 
 /**
  * The project's cloud as the catalog: Nova flavors and keypairs, the
- * active Glance images, the project's own and shared networks (not the
- * external ones, which hold floating IPs) with their first IPv4 range,
- * and Neutron security groups with their IPv4 rules.
+ * active Glance images (snapshot images aside), the project's own and
+ * shared networks (not the external ones, which hold floating IPs) with
+ * their first IPv4 range, and Neutron security groups with their IPv4
+ * rules.
  */
 export class OpenStackCatalogDriver implements CatalogDriver {
   constructor(private readonly client: OpenStackClient) {}
@@ -25,7 +27,7 @@ export class OpenStackCatalogDriver implements CatalogDriver {
     const c = this.client;
     const [flavors, images, networks, subnets, keypairs, groups] = await Promise.all([
       c.get<{ flavors: Array<{ id: string; name: string; vcpus: number; ram: number; disk: number }> }>('compute', '/flavors/detail'),
-      c.get<{ images: Array<{ id: string; name: string | null; disk_format?: string; description?: string }> }>('image', '/images', {
+      c.get<{ images: Array<{ id: string; name: string | null; disk_format?: string; description?: string; [property: string]: unknown }> }>('image', '/images', {
         query: { status: 'active', limit: 1000 },
       }),
       c.get<{ networks: Array<{ id: string; name: string; 'router:external': boolean; subnets: string[] }> }>('network', '/networks'),
@@ -37,7 +39,10 @@ export class OpenStackCatalogDriver implements CatalogDriver {
     ]);
     return {
       flavors: flavors.flavors.map((f) => ({ id: f.id, name: f.name, vcpus: f.vcpus, ramMb: f.ram, diskGb: f.disk })),
-      images: images.images.map((i) => ({ id: i.id, name: i.name ?? i.id, description: i.description ?? `Glance image (${i.disk_format ?? 'unknown format'})` })),
+      // A snapshot image is one Stratus project's (its own image row), never everyone's catalog.
+      images: images.images
+        .filter((i) => !isSnapshotImage(i))
+        .map((i) => ({ id: i.id, name: i.name ?? i.id, description: i.description ?? `Glance image (${i.disk_format ?? 'unknown format'})` })),
       networks: networks.networks
         .filter((n) => !n['router:external'])
         .flatMap((n) => {

@@ -1,8 +1,9 @@
-import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage } from '../compute.driver';
+import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage, SnapshotSpec } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
 import { MARK, NovaServer, serverOf, serversOf, until } from './openstack-resources';
+import { OpenStackSnapshots } from './openstack-snapshots';
 
 interface NovaFlavor {
   id: string;
@@ -38,11 +39,14 @@ export class OpenStackComputeDriver implements ComputeDriver {
   private flavors: NovaFlavor[] | null = null;
   /** Server groups being looked up or made, by placement group. */
   private readonly serverGroups = new Map<string, Promise<string>>();
+  private readonly snapshots: OpenStackSnapshots;
 
   constructor(
     private readonly client: OpenStackClient,
     private readonly opts: OpenStackComputeOptions,
-  ) {}
+  ) {
+    this.snapshots = new OpenStackSnapshots(client);
+  }
 
   async observe(id: string): Promise<ObservedInstance | null> {
     const server = await serverOf(this.client, id);
@@ -74,7 +78,8 @@ export class OpenStackComputeDriver implements ComputeDriver {
     const flavor = await this.flavorFor(spec);
     const server: Record<string, unknown> = {
       name: MARK.name(spec.id),
-      imageRef: spec.imageId,
+      // A snapshot id boots its Glance image (once Nova has uploaded it); a catalog image id is Glance's own.
+      imageRef: await this.snapshots.imageRef(spec.imageId),
       flavorRef: flavor.id,
       networks: await this.networksFor(spec),
       metadata: { [MARK.idKey]: spec.id },
@@ -113,15 +118,18 @@ export class OpenStackComputeDriver implements ComputeDriver {
     return new Map();
   }
 
-  async snapshot(): Promise<SnapshotImage> {
-    throw new DriverError('invalid', 'snapshots are not built on the openstack provider yet');
+  /** Nova's createImage of the instance's server (OpenStackSnapshots says how a repeat finds it). */
+  snapshot(spec: SnapshotSpec): Promise<SnapshotImage> {
+    return this.snapshots.snapshot(spec);
   }
 
-  async observeSnapshot(): Promise<SnapshotImage | null> {
-    return null;
+  observeSnapshot(id: string): Promise<SnapshotImage | null> {
+    return this.snapshots.observe(id);
   }
 
-  async deleteSnapshot(): Promise<void> {}
+  deleteSnapshot(id: string): Promise<void> {
+    return this.snapshots.delete(id);
+  }
 
   async removePlacementGroup(group: string): Promise<void> {
     for (const found of await this.serverGroupsNamed(MARK.name(`group-${group}`))) {

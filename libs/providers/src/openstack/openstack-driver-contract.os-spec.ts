@@ -11,7 +11,10 @@ import { OpenStackVolumeDriver } from './openstack-volume.driver';
 /**
  * The driver contract against the real OpenStack of the testbed. Not run
  * here, and reported as skipped: usage (the fake virt driver measures no
- * CPU time), snapshots (not built yet), and the volume case whose
+ * CPU time), snapshots (the contract reads files inside the instances,
+ * which the fake virt driver does not run, and expects an image bootable
+ * at once, which Glance makes only after the hypervisor's upload:
+ * openstack-snapshots.os-spec.ts covers them), and the volume case whose
  * "halfway" is a volume still `creating` (Cinder's fake backend finishes it
  * before the test can look). Databases run with OPENSTACK_DATA_PATH=false,
  * the testbed's simulation of readiness (Nova's ACTIVE): no engine ever
