@@ -76,10 +76,14 @@ export class OpenStackComputeDriver implements ComputeDriver {
     const existing = await serverOf(this.client, spec.id);
     if (existing) return this.judge(spec.id, existing);
     const flavor = await this.flavorFor(spec);
+    // A snapshot id boots its Glance image once Nova has uploaded it (minutes, maybe): until then nothing
+    // runs and nothing is made, and the job looks again later (as for a boot) rather than spending an attempt.
+    const imageRef = await this.snapshots.imageRef(spec.imageId);
+    if (imageRef === null) return { running: false, ready: false, limits: limitsOf(flavor) };
     const server: Record<string, unknown> = {
       name: MARK.name(spec.id),
-      // A snapshot id boots its Glance image (once Nova has uploaded it); a catalog image id is Glance's own.
-      imageRef: await this.snapshots.imageRef(spec.imageId),
+      // A catalog image id is Glance's own.
+      imageRef,
       flavorRef: flavor.id,
       networks: await this.networksFor(spec),
       metadata: { [MARK.idKey]: spec.id },

@@ -72,17 +72,17 @@ export class OpenStackSnapshots {
 
   /**
    * The Glance image a server boots from: the snapshot image of that id
-   * once it is active (retryable while Nova uploads it, invalid when the
-   * upload failed), else the id as it is (a catalog image's Glance id).
+   * once it is active (null while Nova uploads it, invalid when the upload
+   * failed), else the id as it is (a catalog image's Glance id).
    */
-  async imageRef(imageId: string): Promise<string> {
+  async imageRef(imageId: string): Promise<string | null> {
     if (!SNAPSHOT_ID.test(imageId)) return imageId;
     const images = await this.imagesOf(imageId);
     if (images.length === 0) return imageId;
     const live = images.filter((i) => !DEAD.has(i.status));
     if (live.length === 0) throw new DriverError('invalid', `snapshot image ${imageId} failed in Glance (${images[0].status})`);
     const image = keeper(live, (i) => i.created_at);
-    if (image.status !== 'active') throw new DriverError('retryable', `snapshot image ${imageId} is not ready yet (Glance: ${image.status})`);
+    if (image.status !== 'active') return null;
     return image.id;
   }
 
