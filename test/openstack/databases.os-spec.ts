@@ -5,7 +5,7 @@ import {
   createTenant,
   resetTestInstallation,
   testbedClient,
-  testbedSettings,
+  testbedInstallation,
   testConfig,
   testDataSource,
   TestStack,
@@ -24,17 +24,7 @@ import {
  * returned, a reset that reaches the server's metadata, and nothing left
  * after the delete.
  */
-const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
-const suffix = `${slot ? `_${slot}` : ''}_openstack`;
-const overrides: Record<string, string> = {
-  PROVIDER: 'openstack',
-  ...testbedSettings(),
-  OPENSTACK_NETWORK: 'stratus-net',
-  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix}`,
-  QUEUE_PREFIX: `stratus-test${suffix.replaceAll('_', '-')}`,
-  DATA_DIR: `.data/test${suffix.replaceAll('_', '-')}`,
-  INSTANCE_BOOT_TIMEOUT_MS: '180000',
-};
+const overrides = testbedInstallation();
 
 describe('managed databases on the openstack provider (testbed)', () => {
   const nova = testbedClient();

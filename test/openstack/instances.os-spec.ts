@@ -5,7 +5,7 @@ import {
   releaseTestbedResourcesOf,
   resetTestInstallation,
   testbedClient,
-  testbedSettings,
+  testbedInstallation,
   testConfig,
   testDataSource,
   TestStack,
@@ -22,17 +22,7 @@ import { randomUUID } from 'node:crypto';
  * as on the local provider, and Nova counts one server for it. No check
  * needs a data path: the address is Neutron's, and nothing connects to it.
  */
-const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
-const suffix = `${slot ? `_${slot}` : ''}_openstack`;
-const overrides: Record<string, string> = {
-  PROVIDER: 'openstack',
-  ...testbedSettings(),
-  OPENSTACK_NETWORK: 'stratus-net',
-  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix}`,
-  QUEUE_PREFIX: `stratus-test${suffix.replaceAll('_', '-')}`,
-  DATA_DIR: `.data/test${suffix.replaceAll('_', '-')}`,
-  INSTANCE_BOOT_TIMEOUT_MS: '180000',
-};
+const overrides = testbedInstallation();
 
 describe('instances on the openstack provider (testbed)', () => {
   const nova = testbedClient();

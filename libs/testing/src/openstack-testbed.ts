@@ -57,6 +57,27 @@ export function testbedSettings(cloud = 'stratus-testbed'): Pick<AppConfig, 'OS_
   return { OS_CLOUD: cloud, OS_CLIENT_CONFIG_FILE: join(testbedDir(), 'clouds.yaml'), OPENSTACK_DATA_PATH: 'false' };
 }
 
+/**
+ * The installation the OpenStack-backed specs of test/openstack run the
+ * compiled api and worker on: PROVIDER=openstack with the testbed's
+ * settings, and a database, queues and data folder of this slot and
+ * `-openstack`, apart from every e2e project's.
+ */
+export function testbedInstallation(): Record<string, string> {
+  const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
+  const suffix = `${slot ? `_${slot}` : ''}_openstack`;
+  return {
+    PROVIDER: 'openstack',
+    ...testbedSettings(),
+    OPENSTACK_NETWORK: TESTBED_NETWORK,
+    DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix}`,
+    QUEUE_PREFIX: `stratus-test${suffix.replaceAll('_', '-')}`,
+    DATA_DIR: `.data/test${suffix.replaceAll('_', '-')}`,
+    // Nova's fake virt driver boots in seconds, but a loaded testbed can keep a server in BUILD for minutes.
+    INSTANCE_BOOT_TIMEOUT_MS: '180000',
+  };
+}
+
 /** The testbed's cloud as the provider reads it: `stratus-testbed` (the project's user) or `stratus-testbed-admin`. */
 export function testbedCloud(cloud = 'stratus-testbed', overrides: Partial<typeof UNSET> = {}): OpenStackCloud {
   return resolveCloud({ ...UNSET, ...testbedSettings(cloud), ...overrides });
