@@ -104,9 +104,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     );
     // Looked at again whether booted or not: the next look removes it if the row went meanwhile.
     if (!observed.ready) throw new NotReadyYet(id);
-    // Its uid is known now: ACTIVE means its groups are in force. Its groups as they are now (they may change during a build).
-    const { securityGroupIds } = await this.dataSource.getRepository(Instance).findOneOrFail({ where: { id }, select: { securityGroupIds: true } });
-    await this.packetFilter.admit(this.packetFilter.instanceMember({ id, address, securityGroupIds }));
+    // Its uid is known now: ACTIVE means its groups are in force.
+    await this.packetFilter.admitInstance(id, address);
     // One transaction, so nobody sees ACTIVE without its limits. The limits are
     // merged in SQL, not copied from `row`: metadata may have changed during
     // the build (proxy hosts, update-dns).

@@ -104,6 +104,8 @@ export class PacketFilterSync {
    * elements (a create waits a few ms, not a whole load of every row).
    */
   async admit(member: FilterMember): Promise<void> {
+    // Another provider enforces its own groups: nothing to let in, nothing to remember.
+    if (!this.filter) return;
     await this.loaded();
     this.admitted.set(member.address, { member, at: ++this.clock });
     const admitted = await this.write(async () => {
@@ -116,8 +118,16 @@ export class PacketFilterSync {
     if (!admitted) await this.sync();
   }
 
-  /** An instance as `admit` takes it: with its own user's uid where it has one. */
-  instanceMember(instance: Pick<Instance, 'id' | 'securityGroupIds'> & { address: string }, users = systemUsers()): FilterMember {
+  /** A new instance, as `admit` says, with its own user's uid where it has one and its groups as they are now (they may change during a build). */
+  async admitInstance(id: string, address: string): Promise<void> {
+    if (!this.filter) return;
+    const row = await this.dataSource.getRepository(Instance).findOne({ where: { id }, select: { securityGroupIds: true } });
+    // Deleted during its build: nothing to let in (its job finds the row gone and removes what was made).
+    if (row) await this.admit(this.instanceMember({ id, address, securityGroupIds: row.securityGroupIds }));
+  }
+
+  /** An instance as the table holds it: with its own user's uid where it has one. */
+  private instanceMember(instance: Pick<Instance, 'id' | 'securityGroupIds'> & { address: string }, users = systemUsers()): FilterMember {
     const { id, address, securityGroupIds } = instance;
     return { key: id, address, uid: users.get(hostNames.instanceUser(this.installation, id)) ?? null, groupIds: securityGroupIds };
   }
