@@ -40,6 +40,14 @@ export const HA_POSTGRES_CHECK: HealthCheckSpec = { kind: 'http', path: '/primar
  * primary to come back): it then rejoins as a replica.
  */
 const RESTART_LEADER_AFTER_MS = (PATRONI_TIMING.ttl + 3) * 1_000;
+/**
+ * While its synchronous standby runs, the one member that may take over
+ * in synchronous mode, a dead leader waits this long for it to: on a busy
+ * host a promotion can outlast the lease by seconds, and a leader started
+ * meanwhile may win the lead back (it is eligible too). Past this the
+ * standby is taken to be stuck, and the leader comes back.
+ */
+const RESTART_LEADER_WITH_STANDBY_MS = 60_000;
 
 const MEMBERS = 3;
 const STOP_GRACE_MS = 10_000;
@@ -201,7 +209,9 @@ export class PostgresHa {
         this.downSince.set(m.key, since);
         const leaderElsewhere = view.members.some((other, i) => i !== n && other.role === 'primary' && other.health === 'up');
         const wasLeader = view.leader === m.name || view.leader === null;
-        if (!state!.servedOnce || leaderElsewhere || !wasLeader || Date.now() - since >= RESTART_LEADER_AFTER_MS) {
+        const standbyRuns = view.syncStandby !== null && view.syncStandby !== m.name;
+        const leaderWait = standbyRuns ? RESTART_LEADER_WITH_STANDBY_MS : RESTART_LEADER_AFTER_MS;
+        if (!state!.servedOnce || leaderElsewhere || !wasLeader || Date.now() - since >= leaderWait) {
           this.stopStrays(spec.key, n);
           this.prepareMember(spec.key, n, runAs);
           spawnPart(this.opts, spec.key, m.name, { bin: findExecutable('patroni')!, args: [join(this.memberDir(spec.key, n), 'patroni.yml')] }, runAs, { ETCDCTL_API: '3' });
@@ -301,7 +311,7 @@ export class PostgresHa {
   }
 
   /** What the members' Patroni say of the cluster (any one of them answers for all), with each member's health. */
-  private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null }> {
+  private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null; syncStandby: string | null }> {
     const addresses = this.memberAddresses(key);
     let answer: PatroniCluster | null = null;
     for (const address of addresses) {
@@ -317,8 +327,8 @@ export class PostgresHa {
       const lag = m && m.role !== 'leader' && typeof m.lag === 'number' ? { value: m.lag, unit: 'bytes' as const } : null;
       return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
     });
-    const syncStandby = listed.some((m) => m.role === 'sync_standby' && m.state === 'running');
-    return { members, degraded: members.some((m) => m.health === 'down') || !syncStandby, leader };
+    const syncStandby = listed.find((m) => m.role === 'sync_standby' && m.state === 'running')?.name ?? null;
+    return { members, degraded: members.some((m) => m.health === 'down') || syncStandby === null, leader, syncStandby };
   }
 
   /** Both replicas stream from the primary, and one of them is its synchronous standby. */
