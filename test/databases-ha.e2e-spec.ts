@@ -238,8 +238,14 @@ describe('high-availability PostgreSQL (ha: true)', () => {
 
   it('fails over under load when the primary is killed, loses no acknowledged write, and heals with the old primary as a replica', async () => {
     const { killed, seconds } = await failover(false);
-    const body = await healthy();
-    expect(body.members.find((m: any) => m.address === row.memberAddresses[killed]).role).toBe('replica');
+    // It comes back as a replica: its role when it is first up again (a later failover on a busy host may make it primary again, rightly).
+    const back = await waitFor(
+      'the old primary to be up again',
+      async () => (await get()).members.find((m: any) => m.address === row.memberAddresses[killed] && m.health === 'up'),
+      { timeoutMs: 180_000, intervalMs: 100 },
+    );
+    expect(back.role).toBe('replica');
+    await healthy();
     process.stdout.write(`[ha] failover after killing the primary: first acknowledged write ${seconds.toFixed(1)} s after the kill\n`);
   });
 

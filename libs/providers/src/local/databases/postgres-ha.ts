@@ -209,7 +209,9 @@ export class PostgresHa {
         this.downSince.set(m.key, since);
         const leaderElsewhere = view.members.some((other, i) => i !== n && other.role === 'primary' && other.health === 'up');
         const wasLeader = view.leader === m.name || view.leader === null;
-        const standbyRuns = view.syncStandby !== null && view.syncStandby !== m.name;
+        // No Patroni answered (busy promoting, on a busy host) while another member's runs: one may be taking over.
+        const othersRun = this.members(spec.key).some((other, i) => i !== n && partPid(this.opts, spec.key, other.name) !== null);
+        const standbyRuns = view.syncStandby !== null ? view.syncStandby !== m.name : !view.answered && othersRun;
         const leaderWait = standbyRuns ? RESTART_LEADER_WITH_STANDBY_MS : RESTART_LEADER_AFTER_MS;
         if (!state!.servedOnce || leaderElsewhere || !wasLeader || Date.now() - since >= leaderWait) {
           this.stopStrays(spec.key, n);
@@ -311,7 +313,7 @@ export class PostgresHa {
   }
 
   /** What the members' Patroni say of the cluster (any one of them answers for all), with each member's health. */
-  private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null; syncStandby: string | null }> {
+  private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null; syncStandby: string | null; answered: boolean }> {
     const addresses = this.memberAddresses(key);
     let answer: PatroniCluster | null = null;
     for (const address of addresses) {
@@ -328,7 +330,7 @@ export class PostgresHa {
       return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
     });
     const syncStandby = listed.find((m) => m.role === 'sync_standby' && m.state === 'running')?.name ?? null;
-    return { members, degraded: members.some((m) => m.health === 'down') || syncStandby === null, leader, syncStandby };
+    return { members, degraded: members.some((m) => m.health === 'down') || syncStandby === null, leader, syncStandby, answered: answer !== null };
   }
 
   /** Both replicas stream from the primary, and one of them is its synchronous standby. */
