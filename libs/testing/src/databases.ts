@@ -1,3 +1,4 @@
+import { DatabaseRequest } from '@stratus/core';
 import { DATABASE_MARKER, readStat } from '@stratus/providers';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { killGroups, markedLeadersUnder } from './processes';
@@ -9,6 +10,25 @@ import { waitFor } from './wait';
 
 /** Catalog references every database create needs. */
 export const DB_PLACEMENT = { flavor_id: 'db.small', network_id: 'private', keypair_name: 'default' };
+
+/** A PostgreSQL 16 server as POST /v1/databases asks for it, defaults applied: what ManagedDatabaseLifecycle.create takes in worker specs. */
+export function postgresRequest(name: string, fields: Partial<DatabaseRequest> = {}): DatabaseRequest {
+  return {
+    name,
+    dbName: 'app',
+    dbUser: 'appuser',
+    password: undefined,
+    version: '16',
+    extensions: [],
+    superuser: false,
+    ha: false,
+    flavorId: 'db.small',
+    networkId: 'private',
+    keypairName: 'default',
+    securityGroupNames: undefined,
+    ...fields,
+  };
+}
 
 /** The collection of each engine. */
 export type DatabaseCollection = 'databases' | 'cache' | 'analytics' | 'relational-databases';

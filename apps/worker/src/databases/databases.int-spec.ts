@@ -1,26 +1,9 @@
-import { DatabaseRequest, databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
+import { databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
-import { useWorkerOnFake } from '@stratus/testing';
+import { postgresRequest, useWorkerOnFake } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
 import { DatabasesProcessor } from './databases.processor';
 import { DatabasesReconciler } from './databases.reconciler';
-
-/** A PostgreSQL 16 server as POST /v1/databases asks for it, defaults applied. */
-const request = (name: string, fields: Partial<DatabaseRequest> = {}): DatabaseRequest => ({
-  name,
-  dbName: 'app',
-  dbUser: 'appuser',
-  password: undefined,
-  version: '16',
-  extensions: [],
-  superuser: false,
-  ha: false,
-  flavorId: 'db.small',
-  networkId: 'private',
-  keypairName: 'default',
-  securityGroupNames: undefined,
-  ...fields,
-});
 
 /*
  * The databases processor and reconciler as the worker runs them, in this
@@ -37,7 +20,7 @@ describe('managed databases on the fake provider', () => {
   const row = (id: number) => w.db.getRepository(ManagedDatabase).findOneByOrFail({ id });
 
   async function ready(name: string): Promise<ManagedDatabase> {
-    const { row: created } = await lives().create('postgres', request(name), w.principal);
+    const { row: created } = await lives().create('postgres', postgresRequest(name), w.principal);
     await w.drained();
     const now = await row(created.id);
     expect(now.status).toBe('ready');
@@ -45,7 +28,7 @@ describe('managed databases on the fake provider', () => {
   }
 
   it('provisions a server to ready, publishing its address only then, and deletes it', async () => {
-    const { row: created, password } = await lives().create('postgres', request('orders'), w.principal);
+    const { row: created, password } = await lives().create('postgres', postgresRequest('orders'), w.principal);
     expect(created).toMatchObject({ status: 'provisioning', floatingIp: null, version: '16' });
     expect(created.passwordVerifier).not.toContain(password);
     await w.drained();
@@ -64,7 +47,7 @@ describe('managed databases on the fake provider', () => {
   });
 
   it('a server the provider cannot make ends in error with the reason', async () => {
-    const { row: created } = await lives().create('postgres', request('replicated', { ha: true }), w.principal);
+    const { row: created } = await lives().create('postgres', postgresRequest('replicated', { ha: true }), w.principal);
     await w.drained();
     expect(await row(created.id)).toMatchObject({ status: 'error', floatingIp: null });
     expect((await row(created.id)).statusReason).toMatch(/^high availability \(ha: true\) is not simulated by the fake provider/);
@@ -79,7 +62,7 @@ describe('managed databases on the fake provider', () => {
 
   it('a start cut short halfway is retried and the server comes up', async () => {
     w.control.failNext('database.ensureRunning', 'halfway');
-    const { row: created } = await lives().create('postgres', request('retried'), w.principal);
+    const { row: created } = await lives().create('postgres', postgresRequest('retried'), w.principal);
     await w.drained();
     expect(await row(created.id)).toMatchObject({ status: 'ready', statusReason: null });
     expect(await driver().observe(databaseServerKey(created))).toEqual({ running: true, ready: true });
@@ -118,7 +101,7 @@ describe('managed databases on the fake provider', () => {
       const processor = w.get(DatabasesProcessor);
       await processor.worker.pause();
       try {
-        const { row: created } = await lives().create('postgres', request('late'), w.principal);
+        const { row: created } = await lives().create('postgres', postgresRequest('late'), w.principal);
         await w.db.getRepository(ManagedDatabase).update({ id: created.id }, { provisionDeadline: new Date(Date.now() - 1_000) });
 
         await sweep();

@@ -1,6 +1,6 @@
-import { DatabaseRequest, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
+import { ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
 import { FilterLayout, FilterMember, FilterSpec, HostAccounts, LocalHooks, PacketFilter } from '@stratus/providers';
-import { useWorkerOnFake } from '@stratus/testing';
+import { postgresRequest, useWorkerOnFake } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
 import { WorkerModule } from '../worker.module';
 import { PacketFilterSync } from './packet-filter.sync';
@@ -43,21 +43,6 @@ class HeldFilter extends PacketFilter {
   }
 }
 
-const request = (name: string): DatabaseRequest => ({
-  name,
-  dbName: 'app',
-  dbUser: 'appuser',
-  password: undefined,
-  version: '16',
-  extensions: [],
-  superuser: false,
-  ha: false,
-  flavorId: 'db.small',
-  networkId: 'private',
-  keypairName: 'default',
-  securityGroupNames: undefined,
-});
-
 // Loads real tables: needs root and nft, as the worker does.
 const asRoot = process.getuid?.() === 0 ? describe : describe.skip;
 
@@ -73,7 +58,7 @@ asRoot('packet filter sync', () => {
   let sync: PacketFilterSync;
 
   async function ready(name: string): Promise<ManagedDatabase> {
-    const { row } = await w.get(ManagedDatabaseLifecycle).create('postgres', request(name), w.principal);
+    const { row } = await w.get(ManagedDatabaseLifecycle).create('postgres', postgresRequest(name), w.principal);
     await w.drained();
     return w.db.getRepository(ManagedDatabase).findOneByOrFail({ id: row.id, status: 'ready' });
   }
