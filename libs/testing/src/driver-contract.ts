@@ -108,12 +108,12 @@ export type ContractPart = 'usage' | 'snapshots' | 'databases' | 'network' | 'vo
 /** How long the usage case measures a busy instance. */
 const USAGE_INTERVAL_MS = 3_000;
 
-/** The error a promise rejects with (fails the test when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<Error> {
+/** The error a promise rejects with (fails the test when it resolves): a driver's DriverError, for its code and message. */
+export async function rejection<E extends Error = DriverError>(promise: Promise<unknown>): Promise<E> {
   try {
     await promise;
   } catch (err) {
-    return err as Error;
+    return err as E;
   }
   throw new Error('expected a rejection, got a result');
 }
@@ -184,7 +184,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect((err as DriverError).terminal).toBe(true);
         expect(err.message).toMatch(/^boot failed/);
         const again = await rejection(s.compute.create(spec));
-        expect((again as DriverError).terminal).toBe(true);
+        expect(again.terminal).toBe(true);
         await s.compute.delete(spec.id);
         expect(await s.compute.observe(spec.id)).toBeNull();
       });
@@ -263,7 +263,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         expect(await s.compute.observeSnapshot(spec.id)).toBeNull();
         expect(await s.snapshots.readHome(copy.id, 'note.txt')).toBe('written by user_data\n');
         const late = await rejection(s.compute.create({ ...s.instanceSpec(), imageId: spec.id }));
-        expect((late as DriverError).code).toBe('invalid');
+        expect(late.code).toBe('invalid');
         // A member booted from a snapshot that is gone can still be snapshotted, with the same start command.
         const again = { id: `snap-${randomUUID()}`, instanceId: copy.id, projectId: spec.projectId, name: 'second generation' };
         await s.compute.snapshot(again);
@@ -278,17 +278,17 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
       part('snapshots')('refuses a snapshot of an instance that does not exist, a malformed id, and an id another image has', async () => {
         const s = subject();
         const missing = await rejection(s.compute.snapshot({ id: `snap-${randomUUID()}`, instanceId: randomUUID(), projectId: randomUUID(), name: 'x' }));
-        expect((missing as DriverError).code).toBe('not_found');
+        expect(missing.code).toBe('not_found');
         const source = s.snapshots.writerSpec('a.txt', 'a');
         await createUntilReady(s.compute, source, s.bootWaitMs);
         for (const id of ['../etc', 'Snap', 'plain', 'a', 'snap.1', `snap-${'x'.repeat(64)}`]) {
           const bad = await rejection(s.compute.snapshot({ id, instanceId: source.id, projectId: randomUUID(), name: 'x' }));
-          expect((bad as DriverError).code).toBe('invalid');
+          expect(bad.code).toBe('invalid');
         }
         const taken = { id: `snap-${randomUUID()}`, instanceId: source.id, projectId: randomUUID(), name: 'x' };
         await s.compute.snapshot(taken);
         const other = await rejection(s.compute.snapshot({ ...taken, projectId: randomUUID() }));
-        expect((other as DriverError).code).toBe('invalid');
+        expect(other.code).toBe('invalid');
         await s.compute.deleteSnapshot(taken.id);
         await s.compute.delete(source.id);
       });
@@ -331,7 +331,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         const spec = await databases.failingStartSpec();
         const err = await rejection(ensureUntilReady(databases.driver, spec));
         expect(err).toBeInstanceOf(DriverError);
-        expect((err as DriverError).terminal).toBe(true);
+        expect(err.terminal).toBe(true);
         expect(err.message).toMatch(/exited while starting/);
         expect(await databases.driver.observe(spec.key)).toBeNull();
         expect(await databases.runningCopies(spec.key)).toBe(0);
@@ -342,7 +342,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         const spec = { ...databases.spec(), ha: true, memberAddresses: [] };
         const err = await rejection(databases.driver.ensureRunning(spec));
         expect(err).toBeInstanceOf(DriverError);
-        expect((err as DriverError).terminal).toBe(true);
+        expect(err.terminal).toBe(true);
         expect(await databases.driver.observe(spec.key)).toBeNull();
       });
     });
@@ -398,7 +398,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         await network.driver.ensureAddress(b);
         const err = await rejection(network.driver.ensureAddress(c));
         expect(err).toBeInstanceOf(DriverError);
-        expect((err as DriverError).terminal).toBe(true);
+        expect(err.terminal).toBe(true);
         expect(err.message).toContain(`network ${net.networkId} `);
         expect(await network.driver.observe(c.id)).toBeNull();
         await network.driver.releaseAddress(a.id);
@@ -428,7 +428,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         await expect(s.volumes.detach(id, null)).resolves.toBeUndefined();
         const err = await rejection(s.volumes.attach(id, randomUUID()));
         expect(err).toBeInstanceOf(DriverError);
-        expect((err as DriverError).code).toBe('not_found');
+        expect(err.code).toBe('not_found');
       });
 
       part('volumes')('attach to an instance that is not there yet is retryable; attach and detach repeated succeed', async () => {
@@ -437,7 +437,7 @@ export function driverContract(name: string, subject: () => DriverContractSubjec
         await s.volumes.create(id, 1);
         const early = await rejection(s.volumes.attach(id, randomUUID()));
         expect(early).toBeInstanceOf(DriverError);
-        expect((early as DriverError).terminal).toBe(false);
+        expect(early.terminal).toBe(false);
         const spec = s.instanceSpec();
         await createUntilReady(s.compute, spec, s.bootWaitMs);
         const attached = await s.volumes.attach(id, spec.id);

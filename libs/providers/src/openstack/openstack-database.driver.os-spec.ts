@@ -1,6 +1,6 @@
 import { engineVerifier } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, MARK, serversOf } from '@stratus/providers';
-import { ensureUntilReady, testbedClient, waitFor } from '@stratus/testing';
+import { ensureUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
@@ -73,15 +73,6 @@ async function storedUserData(serverId: string): Promise<string> {
 }
 
 const ready = (s: DatabaseServerSpec, d = driver) => ensureUntilReady(d, s, { timeoutMs: 120_000, intervalMs: 500 });
-
-async function rejection(promise: Promise<unknown>): Promise<DriverError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as DriverError;
-  }
-  throw new Error('expected a rejection, got a result');
-}
 
 describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () => {
   it("boots one server on the key's port however often, and however racing, the job runs; delete leaves nothing", async () => {

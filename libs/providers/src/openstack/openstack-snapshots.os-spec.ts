@@ -1,5 +1,5 @@
-import { DriverError, InstanceSpec, MARK, serversOf, SnapshotSpec } from '@stratus/providers';
-import { createUntilReady, testbedClient, waitFor } from '@stratus/testing';
+import { InstanceSpec, MARK, serversOf, SnapshotSpec } from '@stratus/providers';
+import { createUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
@@ -67,15 +67,6 @@ async function uploadAsHypervisor(id: string): Promise<void> {
   });
   await client.request('image', 'PUT', `/images/${image.id}/file`, { body: Buffer.alloc(1024), headers: { 'Content-Type': 'application/octet-stream' } });
   await waitFor(`image ${image.id} to be active`, async () => (await glanceImages(id))[0]?.status === 'active', { timeoutMs: 60_000, intervalMs: 500 });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DriverError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as DriverError;
-  }
-  throw new Error('expected a rejection, got a result');
 }
 
 describe('openstack snapshots', () => {
