@@ -123,9 +123,10 @@ heat-common heat/configure_with_debconf boolean false"
   printf '#!/bin/sh\nexit 101\n' >"$policy"
   chmod 755 "$policy"
   local rc=0
-  # A fresh machine may have no package lists yet.
-  apt-get update -qq >"$LOGS/apt-update.log" 2>&1 || true
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+  # A fresh machine may have no package lists yet. Another install (the
+  # project's system packages) may hold dpkg's lock: wait for it.
+  apt-get update -qq -o DPkg::Lock::Timeout=600 >"$LOGS/apt-update.log" 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 \
     -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >"$LOGS/apt.log" 2>&1 || rc=$?
   if [ -n "$saved" ]; then mv "$saved" "$policy"; else rm -f "$policy"; fi
   [ $rc -eq 0 ] || die "apt-get install failed (see $LOGS/apt.log)"
