@@ -82,10 +82,12 @@ function workerMetricsListen(index) {
   const at = listen.lastIndexOf(':');
   return `${listen.slice(0, at)}:${Number(listen.slice(at + 1)) + index}`;
 }
+/** On OpenStack the cloud's load balancers serve routes and proxy hosts (AppConfig.edgeBalances): no edge. */
+const edge = process.env.PROVIDER === 'openstack' ? [] : [{ name: 'edge', app: 'edge' }];
 const services = [
   { name: 'api', app: 'api' },
   ...workerNames.map((name, i) => ({ name, app: 'worker', env: { WORKER_METRICS_LISTEN: workerMetricsListen(i) } })),
-  { name: 'edge', app: 'edge' },
+  ...edge,
 ].map(({ name, app, env }) => ({
   name,
   app,

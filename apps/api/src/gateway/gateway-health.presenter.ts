@@ -59,7 +59,7 @@ export class GatewayHealthView {
   @ApiProperty({ enum: ['ok', 'degraded', 'down'] })
   status: 'ok' | 'degraded' | 'down';
 
-  @ApiProperty({ type: EdgeView, nullable: true, description: 'null when no edge is running' })
+  @ApiProperty({ type: EdgeView, nullable: true, description: "null when no edge is running (and on OpenStack, whose load balancers are the cloud's)" })
   edge: EdgeView | null;
 
   @ApiProperty({ type: ListenersView })
@@ -76,19 +76,14 @@ export class GatewayHealthView {
 }
 
 export function presentGatewayHealth(node: EdgeNode | null, routes: GatewayRoute[], config: AppConfig): GatewayHealthView {
+  if (!config.edgeBalances) return presentCloudBalancers(routes, config);
   // No route serves while the gateway HAProxy is down, whatever each one last recorded.
   const bound = node?.gatewayBound ? routes.filter((r) => r.boundAt && !r.bindError) : [];
-  const missing = routes.filter((r) => !bound.includes(r)).map((r) => r.port);
-  const status = !node ? 'down' : missing.length || !node.httpBound || !node.gatewayBound ? 'degraded' : 'ok';
+  const status = !node ? 'down' : bound.length < routes.length || !node.httpBound || !node.gatewayBound ? 'degraded' : 'ok';
   return {
     status,
     edge: node ? { name: node.name, threads: node.threads, started_at: node.startedAt.toISOString(), last_seen: node.heartbeatAt.toISOString() } : null,
-    listeners: {
-      expected: routes.length,
-      bound: bound.length,
-      missing,
-      errors: Object.fromEntries(routes.flatMap((r) => (r.bindError ? [[r.port, r.bindError]] : []))),
-    },
+    listeners: listenersView(routes, bound),
     http_listener: {
       host: config.EDGE_HTTP_HOST,
       port: config.EDGE_HTTP_PORT,
@@ -96,5 +91,32 @@ export function presentGatewayHealth(node: EdgeNode | null, routes: GatewayRoute
     },
     port_range: { ...config.gatewayPorts, held: node?.gatewayBound ?? false, taken: node?.portsTaken ?? [] },
     checked_at: new Date().toISOString(),
+  };
+}
+
+/**
+ * Where the cloud's load balancers are the gateway (OpenStack): no edge
+ * runs, and each route's listener is one of the cloud's, whose verdict
+ * the worker wrote to the route. The address and ports are the load
+ * balancers' own, which nothing else on the cloud can hold: held, none taken.
+ */
+function presentCloudBalancers(routes: GatewayRoute[], config: AppConfig): GatewayHealthView {
+  const bound = routes.filter((r) => r.boundAt && !r.bindError);
+  return {
+    status: bound.length === routes.length ? 'ok' : 'degraded',
+    edge: null,
+    listeners: listenersView(routes, bound),
+    http_listener: { host: config.EDGE_HTTP_HOST, port: config.EDGE_HTTP_PORT, bound: true },
+    port_range: { ...config.gatewayPorts, held: true, taken: [] },
+    checked_at: new Date().toISOString(),
+  };
+}
+
+function listenersView(routes: GatewayRoute[], bound: GatewayRoute[]): ListenersView {
+  return {
+    expected: routes.length,
+    bound: bound.length,
+    missing: routes.filter((r) => !bound.includes(r)).map((r) => r.port),
+    errors: Object.fromEntries(routes.flatMap((r) => (r.bindError ? [[r.port, r.bindError]] : []))),
   };
 }

@@ -544,6 +544,26 @@ export class AppConfig {
     return { from, to };
   }
 
+  /**
+   * Whether the edge is the load balancer of gateway routes and proxy hosts
+   * (it binds GATEWAY_HOST's ports and the HTTP listener on this host, and
+   * its heartbeat says so). Not on OpenStack: there Octavia's load
+   * balancers are, on GATEWAY_HOST and EDGE_HTTP_HOST as addresses of the
+   * project's network, and no edge runs.
+   */
+  get edgeBalances(): boolean {
+    return this.PROVIDER !== 'openstack';
+  }
+
+  /**
+   * Whether the provider's load balancers terminate TLS with a stored
+   * certificate. Not Octavia's: TERMINATED_HTTPS needs the certificate in
+   * Barbican, where the openstack provider keeps none.
+   */
+  get balancersTerminateTls(): boolean {
+    return this.PROVIDER !== 'openstack';
+  }
+
   /** Networks gateway targets may be in: the configured ones, else the instance networks. */
   get gatewayAllowedNetworks(): string[] {
     return this.GATEWAY_ALLOWED_NETWORKS.length ? this.GATEWAY_ALLOWED_NETWORKS : [this.LOCAL_ADDRESS_POOL];

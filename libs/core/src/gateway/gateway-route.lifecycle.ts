@@ -53,6 +53,9 @@ export class GatewayRouteLifecycle {
     const { from, to } = this.config.gatewayPorts;
     if (spec.port < from || spec.port > to) throw new Invalid('port', `must be in the gateway range ${from}-${to}`);
     const target = await this.targets.address(spec.targetIp, spec.targetPort, principal.projectId);
+    if (spec.certificate_id !== undefined && !this.config.balancersTerminateTls) {
+      throw new Invalid('certificate_id', `the ${this.config.PROVIDER} provider's load balancers do not terminate TLS: create the route without a certificate`);
+    }
     if (spec.certificate_id !== undefined && !(await this.dataSource.getRepository(Certificate).existsBy({ id: spec.certificate_id }))) {
       throw new Invalid('certificate_id', `certificate ${spec.certificate_id} does not exist`);
     }
@@ -102,12 +105,12 @@ export class GatewayRouteLifecycle {
       if (row.bindError) {
         await this.remove(route.id);
         if (isPortConflict(row.bindError)) throw new Conflict(`port ${route.port} cannot be bound on the gateway (${row.bindError})`);
-        throw new Unavailable(`the edge cannot serve a route on port ${route.port} now (${row.bindError})`);
+        throw new Unavailable(`the gateway cannot serve a route on port ${route.port} now (${row.bindError})`);
       }
       await sleep(BIND_POLL_MS);
     }
     await this.remove(route.id);
-    throw new Unavailable(`the gateway did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; are the worker and the edge running?`);
+    throw new Unavailable(`the gateway did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; are the worker and the edge (or the cloud's load balancers) running?`);
   }
 
   /**
