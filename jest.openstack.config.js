@@ -9,13 +9,14 @@ const unit = base.projects.find((p) => p.displayName === 'unit');
 
 /**
  * The e2e suites e2e-openstack runs: those whose resources the testbed's
- * drivers make (compute, network, volumes). A suite joins by its name here
+ * drivers make (compute, network, volumes, load balancers: gateway routes
+ * and proxy hosts on Octavia). A suite joins by its name here
  * once its provider's drivers are built; its catalog references come from
  * catalogFixtures() in libs/testing, and its checks that need a data path
  * (itReal, whenReal) are skipped, as nothing may connect to the testbed's
  * tenant addresses.
  */
-const OPENSTACK_SUITES = ['instances', 'volumes'];
+const OPENSTACK_SUITES = ['instances', 'volumes', 'gateway', 'dns'];
 
 module.exports = {
   testTimeout: 300_000,

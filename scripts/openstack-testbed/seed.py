@@ -44,6 +44,10 @@ FLAVORS = {
 }
 IMAGE = "debian-12"
 TENANT_NET, TENANT_SUBNET, TENANT_CIDR = "stratus-net", "stratus-subnet", "10.0.0.0/24"
+# Neutron hands out .2-.199 to ports; .200-.254 are kept for the load
+# balancers' VIPs the tests name (GATEWAY_HOST, EDGE_HTTP_HOST), which the
+# no-op network driver of Octavia makes no port for.
+TENANT_POOL = [{"start": "10.0.0.2", "end": "10.0.0.199"}]
 # A documentation range: nothing on it is ever reached.
 PUBLIC_NET, PUBLIC_SUBNET, PUBLIC_CIDR = "public", "public-subnet", "203.0.113.0/24"
 ROUTER = "stratus-router"
@@ -164,8 +168,11 @@ def resources(state):
             project_id=project.id,
             ip_version=4,
             cidr=TENANT_CIDR,
+            allocation_pools=TENANT_POOL,
             is_dhcp_enabled=False,
         )
+    elif subnet.allocation_pools != TENANT_POOL:
+        net.update_subnet(subnet, allocation_pools=TENANT_POOL)
     # Floating IPs need a router between the tenant subnet and the external network.
     router = net.find_router(ROUTER, project_id=project.id)
     if router is None:

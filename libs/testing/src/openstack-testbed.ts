@@ -46,6 +46,21 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
 
 /** The testbed's tenant network (scripts/openstack-testbed/seed.py), where servers go. */
 export const TESTBED_NETWORK = 'stratus-net';
+/** Its subnet: Neutron gives .2-.199 to ports; .200-.254 are left for VIPs that tests name (seed.py). */
+const TESTBED_SUBNET = '10.0.0.0/24';
+
+/**
+ * Where the gateway's routes and the proxy hosts' HTTP listener listen on
+ * the testbed (Octavia VIPs: GATEWAY_HOST, EDGE_HTTP_HOST), and the network
+ * route targets are in: two addresses of the subnet that Neutron gives no
+ * port, of this slot and installation (the e2e suites' `0`, the os-specs'
+ * `1`), so runs beside each other hold load balancers of their own.
+ */
+export function testbedGatewaySettings(installation: 0 | 1 = 0): Pick<Record<keyof AppConfig, string>, 'GATEWAY_HOST' | 'EDGE_HTTP_HOST' | 'GATEWAY_ALLOWED_NETWORKS'> {
+  const slot = Number(process.env.STRATUS_TEST_SLOT ?? 0);
+  const first = 200 + installation * 26 + slot * 2;
+  return { GATEWAY_HOST: `10.0.0.${first}`, EDGE_HTTP_HOST: `10.0.0.${first + 1}`, GATEWAY_ALLOWED_NETWORKS: TESTBED_SUBNET };
+}
 
 /**
  * The settings that point the provider at the testbed: its clouds.yaml, as
@@ -70,6 +85,7 @@ export function testbedInstallation(): Record<string, string> {
     PROVIDER: 'openstack',
     ...testbedSettings(),
     OPENSTACK_NETWORK: TESTBED_NETWORK,
+    ...testbedGatewaySettings(1),
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/stratus_test${suffix}`,
     QUEUE_PREFIX: `stratus-test${suffix.replaceAll('_', '-')}`,
     DATA_DIR: `.data/test${suffix.replaceAll('_', '-')}`,

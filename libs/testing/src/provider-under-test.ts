@@ -1,8 +1,9 @@
 import { ProviderName } from '@stratus/core';
-import { MARK, serversOf } from '@stratus/providers';
-import { readFileSync, statSync } from 'node:fs';
+import { BackendSpec, BackendState, ListenerSpec, MARK, OpenStackLoadBalancerDriver, serversOf } from '@stratus/providers';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { savedFakeListener } from './fake-provider/fake-load-balancer.driver';
 import { fakeStateFile } from './fake-provider/fake-provider.module';
 import { testbedClient } from './openstack-testbed';
 import { instanceLeadersUnder } from './processes';
@@ -48,6 +49,15 @@ export function realResources(): boolean {
  */
 export const itReal: jest.It = ((...args: Parameters<jest.It>) => (realResources() ? it : it.skip)(...args)) as jest.It;
 Object.assign(itReal, { each: (...table: any[]) => (realResources() ? it.each : it.skip.each)(...(table as [any])) });
+
+/**
+ * `it` wherever the edge runs, `it.skip` on OpenStack: for a test of the
+ * edge itself (its HAProxy processes, the ports it holds). Under the fake
+ * provider too the edge runs, though it is not the load balancer; on
+ * OpenStack the cloud's load balancers are, and no edge runs
+ * (AppConfig.edgeBalances).
+ */
+export const itWithEdge: jest.It = ((...args: Parameters<jest.It>) => (providerUnderTest() === 'openstack' ? it.skip : it)(...args)) as jest.It;
 
 /**
  * Runs `check` under the local provider only (see itReal for why): for
@@ -135,4 +145,39 @@ export async function volumeBackingGb(dataDir: string, id: string): Promise<numb
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
+}
+
+/** A listener as a provider holds it: what a suite that cannot connect to it checks. */
+export interface HeldListener {
+  spec: ListenerSpec;
+  backends: Array<BackendSpec & { state: BackendState }>;
+}
+
+/**
+ * Listener `id` as the provider under test holds it, or null while it has
+ * none (or none made whole yet): what its worker on the fake provider last
+ * saved, or what Octavia holds on the testbed, read through the openstack
+ * provider's own driver. Not under the local provider: its listeners
+ * answer, so a suite connects to them instead.
+ */
+export async function providerListener(dataDir: string, id: string): Promise<HeldListener | null> {
+  if (providerUnderTest() === 'fake') return savedFakeListener(fakeStateFile(dataDir), id);
+  const seen = await octavia().observe(id);
+  return seen?.spec ? { spec: seen.spec, backends: seen.backends } : null;
+}
+
+/** Every listener whose id starts with `prefix` that the provider under test holds (see providerListener). */
+export async function providerListeners(dataDir: string, prefix: string): Promise<HeldListener[]> {
+  if (providerUnderTest() === 'fake') {
+    const file = fakeStateFile(dataDir);
+    const saved: HeldListener[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).loadBalancers ?? []) : [];
+    return saved.filter((l) => l.spec.id.startsWith(prefix));
+  }
+  const held = await Promise.all((await octavia().listenerIds(prefix)).map((id) => providerListener(dataDir, id)));
+  return held.filter((l): l is HeldListener => l !== null);
+}
+
+function octavia(): OpenStackLoadBalancerDriver {
+  if (providerUnderTest() !== 'openstack') throw new Error('under the local provider a listener is checked by connecting to it');
+  return new OpenStackLoadBalancerDriver(testbedClient());
 }

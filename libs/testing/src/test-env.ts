@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { TESTBED_NETWORK, testbedSettings } from './openstack-testbed';
+import { TESTBED_NETWORK, testbedGatewaySettings, testbedSettings } from './openstack-testbed';
 import { providerUnderTest } from './provider-under-test';
 
 /**
@@ -73,15 +73,16 @@ export function testEnv(overrides: Record<string, string> = {}, provider = provi
     LOCAL_ADDRESS_POOL: `127.${(fake ? FAKE_PROVIDER_BLOCK : 78) + slot}.0.0/16`,
     ...(fake ? { PROVIDER: 'fake' } : {}),
     // Nova's fake virt driver boots in seconds, but a loaded testbed can keep a server in BUILD for minutes.
-    ...(openstack ? { PROVIDER: 'openstack', ...testbedSettings(), OPENSTACK_NETWORK: TESTBED_NETWORK, INSTANCE_BOOT_TIMEOUT_MS: '180000' } : {}),
+    ...(openstack ? { PROVIDER: 'openstack', ...testbedSettings(), OPENSTACK_NETWORK: TESTBED_NETWORK, ...testbedGatewaySettings(), INSTANCE_BOOT_TIMEOUT_MS: '180000' } : {}),
     // Gateway route ports of this slot only: 2<slot>000-2<slot>999 (slots past 9 go on from 30000).
     GATEWAY_PORT_RANGE: `${20_000 + slot * 1_000}-${20_999 + slot * 1_000}`,
     EDGE_THREADS: '2',
     // Workers of parallel suites would race for one metrics port; a suite that scrapes one names its own.
     WORKER_METRICS_LISTEN: 'off',
     // The api waits this long for the edge to serve a new route: a loaded machine's edge can take
-    // more than the 5 s default, and no suite waits on the edge being absent.
-    GATEWAY_BIND_TIMEOUT_MS: '30000',
+    // more than the 5 s default, and no suite waits on the edge being absent. A route's first
+    // listener on the testbed makes an Octavia load balancer, a change at a time.
+    GATEWAY_BIND_TIMEOUT_MS: openstack ? '180000' : '30000',
     // Under jest a suite runs several installations' processes and its own
     // data sources on the machine's PostgreSQL, and another slot's suite may
     // run beside it: small pools keep both under its max_connections (100).
