@@ -84,20 +84,18 @@ function workerMetricsListen(index) {
 }
 /** On OpenStack the cloud's load balancers serve routes and proxy hosts (AppConfig.edgeBalances): no edge. */
 const edge = process.env.PROVIDER === 'openstack' ? [] : [{ name: 'edge', app: 'edge' }];
-const services = [
-  { name: 'api', app: 'api' },
-  ...workerNames.map((name, i) => ({ name, app: 'worker', env: { WORKER_METRICS_LISTEN: workerMetricsListen(i) } })),
-  ...edge,
-].map(({ name, app, env }) => ({
-  name,
-  app,
-  env: env ?? {},
-  spec: null,
-  child: null,
-  startedAt: 0,
-  delay: RESTART_FIRST_MS,
-  timer: null,
-}));
+const services = [{ name: 'api', app: 'api' }, ...workerNames.map((name, i) => ({ name, app: 'worker', env: { WORKER_METRICS_LISTEN: workerMetricsListen(i) } })), ...edge].map(
+  ({ name, app, env }) => ({
+    name,
+    app,
+    env: env ?? {},
+    spec: null,
+    child: null,
+    startedAt: 0,
+    delay: RESTART_FIRST_MS,
+    timer: null,
+  }),
+);
 
 /** Runs a command in the foreground; false (its own output said why) when it failed. */
 function attempt(cmd) {

@@ -180,7 +180,7 @@ describe('gateway TCP routes through the edge', () => {
     if (providerUnderTest() === 'openstack') {
       // Octavia terminates TLS only with certificates in Barbican, where the provider keeps none: refused before anything is made.
       expect(created.status).toBe(400);
-      expect(created.body.error.message).toContain('certificate_id: the openstack provider\'s load balancers do not terminate TLS');
+      expect(created.body.error.message).toContain("certificate_id: the openstack provider's load balancers do not terminate TLS");
       expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
       expect(stack.cli('certificate:remove', String(cert.id))).toContain(`removed certificate ${cert.id}`);
       return;

@@ -992,7 +992,7 @@ export interface components {
     GatewayHealthView: {
       /** @enum {string} */
       status: 'ok' | 'degraded' | 'down';
-      /** @description null when no edge is running */
+      /** @description null when no edge is running (and on OpenStack, whose load balancers are the cloud's) */
       edge: components['schemas']['EdgeView'] | null;
       listeners: components['schemas']['ListenersView'];
       http_listener: components['schemas']['HttpListenerView'];

@@ -110,7 +110,9 @@ export class GatewayRouteLifecycle {
       await sleep(BIND_POLL_MS);
     }
     await this.remove(route.id);
-    throw new Unavailable(`the gateway did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; are the worker and the edge (or the cloud's load balancers) running?`);
+    throw new Unavailable(
+      `the gateway did not bind port ${route.port} within ${this.config.GATEWAY_BIND_TIMEOUT_MS} ms; are the worker and the edge (or the cloud's load balancers) running?`,
+    );
   }
 
   /**
