@@ -1,5 +1,19 @@
 import { ManagedDatabase } from '@stratus/core';
-import { createManaged, databaseServersUnder, DB_PLACEMENT, providerUnderTest, realResources, useSuite, waitForDatabase, waitForDatabaseGone, whenReal } from '@stratus/testing';
+import {
+  createManaged,
+  databaseBacked,
+  DB_PLACEMENT,
+  expectTestbedCredential,
+  haRefusal,
+  inCatalogNetwork,
+  providerUnderTest,
+  useSuite,
+  waitForDatabase,
+  waitForDatabaseGone,
+  whenBacked,
+  whenOpenStack,
+  whenReal,
+} from '@stratus/testing';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -40,14 +54,17 @@ describe(`managed analytics (/v1/analytics, ClickHouse) on the ${providerUnderTe
       db_name: 'analytics',
       db_user: 'appuser',
       status: 'ready',
-      floating_ip: expect.stringMatching(/^127\./),
+      floating_ip: expect.any(String),
       port: 8123,
       created_at: created.body.created_at,
       updated_at: expect.stringMatching(ISO),
       status_reason: null,
     });
+    expect(await inCatalogNetwork(s.db, DB_PLACEMENT.network_id, ready.floating_ip)).toBe(true);
+    await whenBacked(async () => expect(await databaseBacked(s.stack.env.DATA_DIR, `clickhouse-${ready.id}`)).toBe(true));
 
     const pw = created.body.db_password;
+    await whenOpenStack(() => expectTestbedCredential(s.db, ready, `clickhouse-${ready.id}`, [pw]));
     await whenReal(async () => {
       expect(await query(ready, 'appuser', pw, 'SELECT currentDatabase()')).toEqual({ status: 200, text: 'analytics\n' });
       expect((await query(ready, 'appuser', pw, 'CREATE TABLE hits (k String, n UInt32) ENGINE = MergeTree ORDER BY k')).status).toBe(200);
@@ -59,10 +76,8 @@ describe(`managed analytics (/v1/analytics, ClickHouse) on the ${providerUnderTe
 
     expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
     await waitForDatabaseGone(s.api, 'analytics', ready.id);
-    await whenReal(async () => {
-      await expect(query(ready, 'appuser', pw, 'SELECT 1')).rejects.toThrow();
-      expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`clickhouse-${ready.id}`)).toBe(false);
-    });
+    await whenReal(() => expect(query(ready, 'appuser', pw, 'SELECT 1')).rejects.toThrow());
+    await whenBacked(async () => expect(await databaseBacked(s.stack.env.DATA_DIR, `clickhouse-${ready.id}`)).toBe(false));
   });
 
   it('takes a chosen db_name, db_user and password', async () => {
@@ -71,16 +86,17 @@ describe(`managed analytics (/v1/analytics, ClickHouse) on the ${providerUnderTe
     const ready = await waitForDatabase(s.api, 'analytics', created.body.id);
     expect(ready).toMatchObject({ db_name: 'web_stats', db_user: 'reporter', status: 'ready' });
     await whenReal(async () => expect(await query(ready, 'reporter', 'Rep0rt:ing-pass', 'SELECT currentDatabase()')).toEqual({ status: 200, text: 'web_stats\n' }));
+    await whenOpenStack(() => expectTestbedCredential(s.db, ready, `clickhouse-${ready.id}`, ['Rep0rt:ing-pass']));
     expect((await s.api.delete(`/v1/analytics/${ready.id}`)).status).toBe(204);
   });
 
-  // The local provider runs ha for real (analytics-ha.e2e-spec.ts); the fake one says it does not simulate it.
-  (realResources() ? it.skip : it)('validates and stores ha: true, then ends in error on the fake provider (never a single server posing as HA)', async () => {
+  // The local provider runs ha for real (analytics-ha.e2e-spec.ts); the fake and openstack ones say they do not build it.
+  (haRefusal() ? it : it.skip)('validates and stores ha: true, then ends in error where the provider builds no ha (never a single server posing as HA)', async () => {
     const created = await create({ name: 'replicated', ha: true });
     const failed = await waitForDatabase(s.api, 'analytics', created.body.id, ['error', 'ready']);
     expect(failed.status).toBe('error');
-    expect(failed.status_reason).toMatch(/high availability \(ha: true\) is not simulated by the fake provider/);
-    expect(databaseServersUnder(s.stack.env.DATA_DIR).has(`clickhouse-${created.body.id}`)).toBe(false);
+    expect(failed.status_reason).toMatch(haRefusal()!);
+    expect(await databaseBacked(s.stack.env.DATA_DIR, `clickhouse-${created.body.id}`)).toBe(false);
   });
 
   it("answers 403 for another project's analytics instance and never lists it", async () => {

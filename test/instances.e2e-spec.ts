@@ -3,6 +3,7 @@ import {
   addressHeld,
   catalogFixtures,
   DEMO_INSTANCE,
+  inCatalogNetwork,
   instanceBacked,
   itReal,
   providerUnderTest,
@@ -15,21 +16,11 @@ import {
   whenReal,
   withFullNetwork,
 } from '@stratus/testing';
-import { BlockList } from 'node:net';
 
 describe(`compute instances on the ${providerUnderTest()} provider`, () => {
   const s = useSuite();
   // The provider's images, flavor, network and keypair: the same suite on every provider.
   const fx = catalogFixtures();
-
-  /** Whether `address` is in the range of catalog network `networkId`. */
-  async function inNetwork(networkId: string, address: string): Promise<boolean> {
-    const [{ cidr }] = await s.db.query(`SELECT cidr::text AS cidr FROM networks WHERE id = $1`, [networkId]);
-    const [base, prefix] = String(cidr).split('/');
-    const range = new BlockList();
-    range.addSubnet(base, Number(prefix), 'ipv4');
-    return range.check(address, 'ipv4');
-  }
 
   it('creates a demo instance that reaches ACTIVE and serves from inside', async () => {
     const created = await s.api.post('/v1/instances', { name: 'web-1', ...DEMO_INSTANCE });
@@ -59,7 +50,7 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
       ['created', 'flavor_id', 'id', 'image_id', 'metadata', 'name', 'project_id', 'state', 'status', 'status_reason', 'updated', 'user_id'].sort(),
     );
     // An address of the network's range (the local provider's pool, the testbed's tenant subnet).
-    expect(await inNetwork(fx.network, active.metadata.privateIp)).toBe(true);
+    expect(await inCatalogNetwork(s.db, fx.network, active.metadata.privateIp)).toBe(true);
     expect(active.metadata.resourceLimits).toMatch(fx.flavorLimits);
 
     // Served from inside: a real process's answer, on the local provider only (no guest runs on the

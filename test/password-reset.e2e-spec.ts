@@ -1,4 +1,16 @@
-import { createManaged, DatabaseCollection, providerUnderTest, recordIssuedPassword, useSuite, waitForDatabase, waitForDatabaseGone, whenReal } from '@stratus/testing';
+import { databaseServerKey } from '@stratus/core';
+import {
+  createManaged,
+  DatabaseCollection,
+  expectTestbedCredential,
+  providerUnderTest,
+  recordIssuedPassword,
+  useSuite,
+  waitForDatabase,
+  waitForDatabaseGone,
+  whenOpenStack,
+  whenReal,
+} from '@stratus/testing';
 import { execFile } from 'node:child_process';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -69,10 +81,13 @@ const ENGINES: Array<[DatabaseCollection, Record<string, unknown>, 'db_password'
   ['relational-databases', { name: 'rotate-maria', engine: 'mariadb' }, 'db_password', mariadbLogin],
 ];
 
+/** The openstack provider builds no MariaDB or MySQL server (their create ends in error saying so): there is none to reset there. */
+const built = ([collection]: (typeof ENGINES)[number]) => !(providerUnderTest() === 'openstack' && collection === 'relational-databases');
+
 describe(`POST /v1/<collection>/:id/reset-password on the ${providerUnderTest()} provider`, () => {
   const s = useSuite();
 
-  it.each(ENGINES)('%s: a new password, returned once; the server takes it and refuses the old one at once', async (collection, body, field, login) => {
+  const resetCase = async (...[collection, body, field, login]: (typeof ENGINES)[number]) => {
     const created = await createManaged(s.api, collection, body);
     const ready = await waitForDatabase(s.api, collection, created.body.id);
     const old = created.body[field];
@@ -99,12 +114,20 @@ describe(`POST /v1/<collection>/:id/reset-password on the ${providerUnderTest()}
       expect(await login(ready, fresh)).toBe(true);
       expect(await login(ready, old)).toBe(false);
     });
+    // Without a data path, the server's metadata carrying the new verifier is what the testbed shows of it.
+    await whenOpenStack(async () => {
+      const [{ engine }] = await s.db.query(`SELECT engine FROM managed_databases WHERE id = $1`, [ready.id]);
+      await expectTestbedCredential(s.db, ready, databaseServerKey({ engine, id: ready.id }), [old, fresh]);
+    });
     // Never shown again.
     expect(JSON.stringify((await s.api.get(`/v1/${collection}/${ready.id}`)).body)).not.toContain(fresh);
 
     await s.api.delete(`/v1/${collection}/${ready.id}`);
     await waitForDatabaseGone(s.api, collection, ready.id);
-  });
+  };
+  const title = '%s: a new password, returned once; the server takes it and refuses the old one at once';
+  it.each(ENGINES.filter(built))(title, resetCase);
+  if (!ENGINES.every(built)) it.skip.each(ENGINES.filter((engine) => !built(engine)))(title, resetCase);
 
   it('leaves sessions opened with the old password open on PostgreSQL', async () => {
     const created = await createManaged(s.api, 'databases', { name: 'rotate-session' });

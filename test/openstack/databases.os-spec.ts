@@ -5,6 +5,7 @@ import {
   createTenant,
   resetTestInstallation,
   testbedClient,
+  testbedDatabaseServer,
   testbedInstallation,
   testConfig,
   testDataSource,
@@ -28,7 +29,6 @@ const overrides = testbedInstallation();
 
 describe('managed databases on the openstack provider (testbed)', () => {
   const nova = testbedClient();
-  const admin = testbedClient('stratus-testbed-admin');
   const keypair = `e2e-${randomUUID()}`;
   let stack: TestStack;
   let db: DataSource;
@@ -47,12 +47,6 @@ describe('managed databases on the openstack provider (testbed)', () => {
     await nova.delete('compute', `/os-keypairs/${keypair}`);
   });
 
-  /** The user_data Nova keeps for a server (an admin's attribute), decoded. */
-  async function userDataOf(serverId: string): Promise<string> {
-    const { server } = await admin.get<{ server: Record<string, string> }>('compute', `/servers/${serverId}`);
-    return Buffer.from(server['OS-EXT-SRV-ATTR:user_data'], 'base64').toString('utf8');
-  }
-
   it('creates a cache (Redis 7) whose server holds the SHA-256 of its password, never the password', async () => {
     const owner = await createTenant(db, undefined, testConfig(overrides));
     const api = stack.http.with({ 'x-api-key': owner.apiKey });
@@ -64,9 +58,8 @@ describe('managed databases on the openstack provider (testbed)', () => {
     const ready = await waitForDatabase(api, 'cache', created.body.id, ['ready', 'error'], { timeoutMs: 240_000, intervalMs: 500 });
     expect(ready).toMatchObject({ status: 'ready', port: 6379 });
     const key = `redis-${created.body.id}`;
-    const [server] = await serversOf(nova, key);
     const [row] = await db.query(`SELECT password_verifier FROM managed_databases WHERE id = $1`, [created.body.id]);
-    const userData = await userDataOf(server.id);
+    const { userData } = (await testbedDatabaseServer(key))!;
     expect(userData).toContain(row.password_verifier);
     expect(userData).not.toContain(password);
     expect((await api.delete(`/v1/cache/${created.body.id}`)).status).toBeLessThan(300);
@@ -95,7 +88,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
         .map((a) => a.addr),
     ).toEqual([ready.floating_ip]);
     const [row] = await db.query(`SELECT password_verifier FROM managed_databases WHERE id = $1`, [created.body.id]);
-    const userData = await userDataOf(servers[0].id);
+    const { userData } = (await testbedDatabaseServer(key))!;
     expect(userData).toContain(row.password_verifier);
     expect(userData).not.toContain(password);
 
@@ -108,9 +101,9 @@ describe('managed databases on the openstack provider (testbed)', () => {
       timeoutMs: 120_000,
       intervalMs: 500,
     });
-    const [server] = await serversOf(nova, key);
+    const server = (await testbedDatabaseServer(key))!;
     expect(server.id).toBe(servers[0].id);
-    for (const text of [JSON.stringify(server.metadata), await userDataOf(server.id)]) {
+    for (const text of [JSON.stringify(server.metadata), server.userData]) {
       expect(text).not.toContain(password);
       expect(text).not.toContain(newPassword);
     }

@@ -1,5 +1,6 @@
 import type { ProviderName } from '@stratus/core';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { BlockList } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { TESTBED_NETWORK } from './openstack-testbed';
@@ -22,7 +23,9 @@ export interface CatalogFixtures {
   flavorId: string;
   /** The resource limits an instance of that flavor reports (metadata.resourceLimits). */
   flavorLimits: RegExp;
-  /** The network instances go on (its id), and the keypair they name. */
+  /** The flavor a managed database names (by name or id): the project catalog has database flavors, the testbed only Nova's. */
+  databaseFlavor: string;
+  /** The network instances and database servers go on (its id), and the keypair they name. */
   network: string;
   keypair: string;
   /**
@@ -34,7 +37,15 @@ export interface CatalogFixtures {
   failedBoot: { fields: Record<string, string>; reasons: string[] } | null;
 }
 
-const PROJECT_CATALOG = { demoImage: 'demo-web', plainImage: 'plain', flavorName: 'm1.small', flavorId: 'f-small', network: 'private', keypair: 'default' };
+const PROJECT_CATALOG = {
+  demoImage: 'demo-web',
+  plainImage: 'plain',
+  flavorName: 'm1.small',
+  flavorId: 'f-small',
+  databaseFlavor: 'db.small',
+  network: 'private',
+  keypair: 'default',
+};
 
 /** What the openstack table names; the ids behind the names are the testbed's (resolveTestbedFixtures). */
 const TESTBED_NAMES = { image: 'debian-12', flavor: 'm1.small', network: TESTBED_NETWORK };
@@ -95,6 +106,7 @@ export function catalogFixtures(provider: ProviderName = providerUnderTest()): C
       openstackFixtures ??= {
         ...(JSON.parse(readFileSync(resolvedFile(), 'utf8')) as Resolved),
         flavorName: TESTBED_NAMES.flavor,
+        databaseFlavor: TESTBED_NAMES.flavor,
         // The testbed's m1.small (scripts/openstack-testbed/seed.py), as Nova reports it.
         flavorLimits: /^Nova flavor m1\.small: 1 vCPU, 2048 MiB$/,
         keypair: testbedKeypair(),
@@ -103,4 +115,13 @@ export function catalogFixtures(provider: ProviderName = providerUnderTest()): C
       };
       return openstackFixtures;
   }
+}
+
+/** Whether `address` is in the range of catalog network `networkId` (the local provider's pool, the testbed's tenant subnet). */
+export async function inCatalogNetwork(db: DataSource, networkId: string, address: string): Promise<boolean> {
+  const [{ cidr }] = await db.query(`SELECT cidr::text AS cidr FROM networks WHERE id = $1`, [networkId]);
+  const [base, prefix] = String(cidr).split('/');
+  const range = new BlockList();
+  range.addSubnet(base, Number(prefix), 'ipv4');
+  return range.check(address, 'ipv4');
 }

@@ -1,15 +1,75 @@
-import { DatabaseRequest } from '@stratus/core';
-import { DATABASE_MARKER, readStat } from '@stratus/providers';
+import { DatabaseRequest, ProviderName } from '@stratus/core';
+import { DATABASE_MARKER, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { killGroups, markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
 import { dirname, join, sep } from 'node:path';
+import { DataSource } from 'typeorm';
+import { catalogFixtures } from './catalog-fixtures';
 import { HttpClient } from './http-client';
+import { testbedDatabaseServer } from './openstack-testbed';
+import { providerUnderTest } from './provider-under-test';
 import { testEnv } from './test-env';
 import { waitFor } from './wait';
 
-/** Catalog references every database create needs. */
-export const DB_PLACEMENT = { flavor_id: 'db.small', network_id: 'private', keypair_name: 'default' };
+/**
+ * Catalog references every database create needs, from the catalog of the
+ * provider under test (catalogFixtures): read when spread, as DEMO_INSTANCE's.
+ */
+export const DB_PLACEMENT: { readonly flavor_id: string; readonly network_id: string; readonly keypair_name: string } = {
+  get flavor_id() {
+    return catalogFixtures().databaseFlavor;
+  },
+  get network_id() {
+    return catalogFixtures().network;
+  },
+  get keypair_name() {
+    return catalogFixtures().keypair;
+  },
+};
+
+/**
+ * What status_reason says on a provider that builds no ha database when one
+ * is asked for: the fake provider does not simulate it, the openstack one
+ * does not build it yet. null on the local provider, which runs it
+ * (databases-ha.e2e-spec.ts, analytics-ha.e2e-spec.ts).
+ */
+export function haRefusal(provider: ProviderName = providerUnderTest()): RegExp | null {
+  switch (provider) {
+    case 'local':
+      return null;
+    case 'fake':
+      return /high availability \(ha: true\) is not simulated by the fake provider/;
+    case 'openstack':
+      return /high availability \(ha: true\) is not built on the openstack provider yet/;
+  }
+}
+
+/** Whether something runs behind database server `key` on the provider under test: its process group (local), its Nova server (openstack). */
+export async function databaseBacked(dataDir: string, key: string): Promise<boolean> {
+  if (providerUnderTest() === 'openstack') return (await testbedDatabaseServer(key)) !== null;
+  return databaseServersUnder(dataDir).has(key);
+}
+
+/**
+ * What Nova keeps of ready database `ready` (server `key`), in place of a
+ * login on the testbed (no data path): one server, on the database's
+ * address, whose metadata carries the verifier the row holds now, and
+ * whose metadata and user_data (readable by the cloud's admins and from
+ * the server) hold none of `passwords`. Openstack provider only.
+ */
+export async function expectTestbedCredential(db: DataSource, ready: { id: number; floating_ip: string }, key: string, passwords: string[]): Promise<void> {
+  const server = await testbedDatabaseServer(key);
+  if (!server) throw new Error(`no Nova server for database server ${key}`);
+  expect(
+    Object.values(server.addresses ?? {})
+      .flat()
+      .map((a) => a.addr),
+  ).toEqual([ready.floating_ip]);
+  const [row] = await db.query(`SELECT password_verifier FROM managed_databases WHERE id = $1`, [ready.id]);
+  expect(server.metadata?.[VERIFIER_METADATA_KEY]).toBe(row.password_verifier);
+  for (const text of [JSON.stringify(server.metadata), server.userData]) for (const password of passwords) expect(text).not.toContain(password);
+}
 
 /** A PostgreSQL 16 server as POST /v1/databases asks for it, defaults applied: what ManagedDatabaseLifecycle.create takes in worker specs. */
 export function postgresRequest(name: string, fields: Partial<DatabaseRequest> = {}): DatabaseRequest {

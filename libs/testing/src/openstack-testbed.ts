@@ -1,13 +1,16 @@
-import { AppConfig } from '@stratus/core';
+import { AppConfig, databaseMemberKey, databaseServerKey, DatabaseEngine, HA_MEMBERS } from '@stratus/core';
 import {
+  NovaServer,
   OpenStackClient,
   OpenStackClientOptions,
   OpenStackCloud,
   OpenStackComputeDriver,
+  OpenStackDatabaseDriver,
   OpenStackError,
   OpenStackNetworkDriver,
   OpenStackVolumeDriver,
   resolveCloud,
+  serversOf,
 } from '@stratus/providers';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -132,11 +135,25 @@ export async function removeTestbedKeypair(name: string): Promise<void> {
 }
 
 /**
+ * The Nova server of database server `key`, with the user_data it was booted
+ * with (an admin's attribute, decoded); null when there is none. Two would be
+ * a create made twice: never an answer.
+ */
+export async function testbedDatabaseServer(key: string): Promise<(NovaServer & { userData: string }) | null> {
+  const servers = await serversOf(testbedClient(), key);
+  if (servers.length > 1) throw new Error(`${servers.length} Nova servers for database server ${key}`);
+  if (!servers.length) return null;
+  const { server } = await testbedClient('stratus-testbed-admin').get<{ server: Record<string, string> }>('compute', `/servers/${servers[0].id}`);
+  return { ...servers[0], userData: Buffer.from(server['OS-EXT-SRV-ATTR:user_data'] ?? '', 'base64').toString('utf8') };
+}
+
+/**
  * What an installation on the openstack provider left in the testbed (the
- * instances and volumes its database still lists): servers, their ports and
- * floating IPs, and volumes, deleted through the provider's own drivers. The
- * testbed is shared, so only what that database names goes. A database that
- * is not there left nothing.
+ * instances, volumes and managed databases its database still lists):
+ * servers, their ports and floating IPs, and volumes, deleted through the
+ * provider's own drivers. An ha database the provider refused still had its
+ * members' ports made. The testbed is shared, so only what that database
+ * names goes. A database that is not there left nothing.
  */
 export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
@@ -148,9 +165,11 @@ export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<vo
   }
   let instances: string[];
   let volumes: string[];
+  let databases: Array<{ id: number; engine: DatabaseEngine; ha: boolean }>;
   try {
     instances = (await db.query<{ id: string }>('SELECT id FROM instances')).rows.map((r) => r.id);
     volumes = (await db.query<{ id: string }>('SELECT id FROM volumes')).rows.map((r) => r.id);
+    databases = (await db.query<{ id: number; engine: DatabaseEngine; ha: boolean }>('SELECT id, engine, ha FROM managed_databases')).rows;
   } catch (err) {
     // A database the migrations never reached holds nothing.
     if ((err as { code?: string }).code === '42P01') return;
@@ -167,4 +186,11 @@ export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<vo
   }
   const volume = new OpenStackVolumeDriver(client);
   for (const id of volumes) await volume.delete(id);
+  // Only its delete is used: what a server would boot with does not matter.
+  const database = new OpenStackDatabaseDriver(client, { image: '', flavor: '', dataPath: false, bootTimeoutMs: 0 });
+  for (const row of databases) {
+    await database.delete(databaseServerKey(row));
+    await network.releaseAddress(databaseServerKey(row));
+    if (row.ha) for (let n = 0; n < HA_MEMBERS; n++) await network.releaseAddress(databaseMemberKey(row, n));
+  }
 }

@@ -122,6 +122,16 @@ export async function whenBacked(check: () => unknown): Promise<void> {
   if (providerUnderTest() !== 'fake') await check();
 }
 
+/**
+ * Runs `check` under the openstack provider only: for what the testbed's own
+ * API shows in place of a data path (what Nova keeps of a database server's
+ * credential), where the local provider's tests log in (whenReal) and the
+ * fake provider keeps nothing to look at.
+ */
+export async function whenOpenStack(check: () => unknown): Promise<void> {
+  if (providerUnderTest() === 'openstack') await check();
+}
+
 /** Whether something runs behind instance `id` on the provider under test: its process group (local), its Nova server (openstack). */
 export async function instanceBacked(dataDir: string, id: string): Promise<boolean> {
   if (providerUnderTest() === 'openstack') return (await serversOf(testbedClient(), id)).length > 0;

@@ -5,6 +5,7 @@ export * from './openstack-resources';
 export { OpenStackCatalogDriver } from './openstack-catalog.driver';
 export { OpenStackComputeDriver, defaultNetwork } from './openstack-compute.driver';
 export { OpenStackDatabaseDriver } from './openstack-database.driver';
+export { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 export { OpenStackLoadBalancerDriver, OpenStackLoadBalancerOptions } from './openstack-load-balancer.driver';
 export { OpenStackNetworkDriver } from './openstack-network.driver';
 export { OpenStackVolumeDriver } from './openstack-volume.driver';
