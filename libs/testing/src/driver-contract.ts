@@ -490,7 +490,10 @@ export function loadBalancerContract(
 ): void {
   const part = (p: LoadBalancerContractPart) => (options.skip?.includes(p) ? it.skip : it);
   describe(`load-balancer contract: ${name}`, () => {
-    const listener = (id: string): ListenerSpec => ({ id, address: subject().address?.(id) ?? '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
+    // Each listener its own port: a TCP port is one listener's.
+    const ports = new Map<string, number>();
+    const portOf = (id: string) => ports.get(id) ?? ports.set(id, 15432 + ports.size).get(id)!;
+    const listener = (id: string): ListenerSpec => ({ id, address: subject().address?.(id) ?? '127.0.0.1', port: portOf(id), protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: subject().backendAddress ?? '127.0.0.1', port });
     const states = async (driver: LoadBalancerDriver, id: string) => (await driver.observe(id))!.backends.map((b) => `${b.port} ${b.state}`).sort();
 
