@@ -25,10 +25,12 @@ export interface HealthCheckSpec {
 export const HEALTH_CHECK_DEFAULTS = { intervalMs: 2_000, fall: 3, rise: 2 } as const;
 
 /**
- * A named listener: an address and port, TCP or HTTP by Host. Several HTTP
- * listeners may share an address and port, each with its own names; a
- * request whose Host is none of them is answered 404 by the balancer,
- * unless one of them has ANY_HOST among its names: that one takes them.
+ * A named listener: an address and port, TCP or HTTP by Host. Listeners
+ * may share an address on different ports. Several HTTP listeners may share
+ * an address and port, each with its own names; a request whose Host is
+ * none of them is answered 404 by the balancer, unless one of them has
+ * ANY_HOST among its names: that one takes them. A TCP port is one
+ * listener's (see portTaken).
  */
 export interface ListenerSpec {
   id: string;
@@ -134,6 +136,23 @@ export function invalidListener(l: ListenerSpec): string | null {
   }
   if (l.check.port !== undefined && (!Number.isInteger(l.check.port) || l.check.port < 1 || l.check.port > 65535)) return 'invalid health check port';
   for (const n of [l.check.intervalMs, l.check.fall, l.check.rise]) if (n !== undefined && (!Number.isInteger(n) || n < 1)) return 'invalid health check timing';
+  return null;
+}
+
+/**
+ * Why `l` cannot listen beside `other`, another id's listener, or null:
+ * what a driver refuses as `invalid`, naming the holder, before it changes
+ * anything. A port serves one protocol; a TCP port, one listener; an HTTP
+ * port, one listener with ANY_HOST. (A balancer that serves the newer of
+ * two instead, as the local gateway does for a route made again on its
+ * port, may take both.)
+ */
+export function portTaken(l: ListenerSpec, other: Pick<ListenerSpec, 'id' | 'address' | 'port' | 'protocol' | 'hosts'>): string | null {
+  if (other.id === l.id || other.address !== l.address || other.port !== l.port) return null;
+  const where = `${l.address}:${l.port} is listener ${other.id}'s (${other.protocol})`;
+  if (other.protocol !== l.protocol) return `${where}: a port serves one protocol`;
+  if (l.protocol === 'tcp') return `${where}: a tcp port serves one listener`;
+  if ((l.hosts ?? []).includes(ANY_HOST) && (other.hosts ?? []).includes(ANY_HOST)) return `${where}, which already takes every Host name no other listener there has`;
   return null;
 }
 

@@ -1,4 +1,5 @@
 import {
+  ANY_HOST,
   BackendSpec,
   ComputeDriver,
   DatabaseDriver,
@@ -478,11 +479,11 @@ export function loadBalancerContract(
     /** Where a TCP listener may terminate TLS, and a certificate it may use. */
     tls: { address: string; port: number; certificateId: number };
     /**
-     * The address a listener listens on, for a provider that can listen
-     * only on its network's addresses, one balancer to an address: 127.0.0.1
-     * for every listener unless given.
+     * The address every listener of the run listens on, each on its own
+     * port unless a case shares one (for a provider that can listen only on
+     * its network's addresses): 127.0.0.1 unless given.
      */
-    address?: (listenerId: string) => string;
+    address?: string;
     /** The backends' address, likewise: 127.0.0.1 unless given. */
     backendAddress?: string;
   },
@@ -490,7 +491,10 @@ export function loadBalancerContract(
 ): void {
   const part = (p: LoadBalancerContractPart) => (options.skip?.includes(p) ? it.skip : it);
   describe(`load-balancer contract: ${name}`, () => {
-    const listener = (id: string): ListenerSpec => ({ id, address: subject().address?.(id) ?? '127.0.0.1', port: 15432, protocol: 'tcp', check: { kind: 'connect' } });
+    const ports = new Map<string, number>();
+    const portOf = (id: string) => ports.get(id) ?? ports.set(id, 15432 + ports.size).get(id)!;
+    const address = () => subject().address ?? '127.0.0.1';
+    const listener = (id: string): ListenerSpec => ({ id, address: address(), port: portOf(id), protocol: 'tcp', check: { kind: 'connect' } });
     const backend = (port: number): BackendSpec => ({ address: subject().backendAddress ?? '127.0.0.1', port });
     const states = async (driver: LoadBalancerDriver, id: string) => (await driver.observe(id))!.backends.map((b) => `${b.port} ${b.state}`).sort();
 
@@ -565,6 +569,93 @@ export function loadBalancerContract(
       expect(await driver.listenerIds('')).not.toContain(a);
       expect(await driver.listenerIds('')).toContain(b);
       await driver.deleteListener(b);
+    });
+
+    it('tcp listeners share an address on their own ports, each with its backends; deleting one leaves the other as it was', async () => {
+      const { driver, id } = subject();
+      const [a, b] = [id(), id()];
+      await driver.ensureListener(listener(a));
+      await driver.ensureListener(listener(b));
+      await driver.addBackend(a, backend(1));
+      await driver.addBackend(b, backend(2));
+      await driver.addBackend(b, backend(3));
+      expect(await states(driver, a)).toEqual(['1 active']);
+      expect(await states(driver, b)).toEqual(['2 active', '3 active']);
+      expect((await driver.observe(a))!.spec).toMatchObject({ address: address(), port: portOf(a), protocol: 'tcp' });
+      expect((await driver.observe(b))!.spec).toMatchObject({ address: address(), port: portOf(b), protocol: 'tcp' });
+      const before = await driver.observe(b);
+      await driver.deleteListener(a);
+      expect(await driver.observe(a)).toBeNull();
+      const after = await driver.observe(b);
+      expect({ status: after!.status, spec: after!.spec, states: await states(driver, b) }).toEqual({
+        status: before!.status,
+        spec: before!.spec,
+        states: ['2 active', '3 active'],
+      });
+      await driver.deleteListener(b);
+    });
+
+    it('http listeners share an address and port by Host name, one of them taking every other name; deleting one leaves the others', async () => {
+      const { driver, id } = subject();
+      const [a, b, any] = [id(), id(), id()];
+      const port = portOf(a);
+      const http = (l: string, hosts: string[]): ListenerSpec => ({ ...listener(l), port, protocol: 'http', hosts });
+      await driver.ensureListener(http(a, ['a.example']));
+      await driver.ensureListener(http(b, ['b.example', 'c.example']));
+      await driver.ensureListener(http(any, [ANY_HOST]));
+      await driver.addBackend(a, backend(1));
+      await driver.addBackend(b, backend(2));
+      await driver.addBackend(any, backend(3));
+      const hosts = async (l: string) => {
+        const seen = await driver.observe(l);
+        return { port: seen!.spec?.port, hosts: [...(seen!.spec?.hosts ?? [])].sort(), states: await states(driver, l) };
+      };
+      expect(await hosts(a)).toEqual({ port, hosts: ['a.example'], states: ['1 active'] });
+      expect(await hosts(b)).toEqual({ port, hosts: ['b.example', 'c.example'], states: ['2 active'] });
+      expect(await hosts(any)).toEqual({ port, hosts: [ANY_HOST], states: ['3 active'] });
+      const before = { a: await driver.observe(a), any: await driver.observe(any) };
+      await driver.deleteListener(b);
+      expect(await driver.observe(b)).toBeNull();
+      expect(await hosts(a)).toEqual({ port, hosts: ['a.example'], states: ['1 active'] });
+      expect(await hosts(any)).toEqual({ port, hosts: [ANY_HOST], states: ['3 active'] });
+      expect((await driver.observe(a))!.status).toBe(before.a!.status);
+      expect((await driver.observe(any))!.status).toBe(before.any!.status);
+      await driver.deleteListener(a);
+      expect(await hosts(any)).toEqual({ port, hosts: [ANY_HOST], states: ['3 active'] });
+      await driver.deleteListener(any);
+    });
+
+    it('refuses a listener on a port another holds (tcp, another protocol, a second taker of every name) as invalid naming it, and changes nothing', async () => {
+      const { driver, id } = subject();
+      const [tcp, web, other] = [id(), id(), id()];
+      await driver.ensureListener(listener(tcp));
+      await driver.addBackend(tcp, backend(1));
+      await driver.ensureListener({ ...listener(web), protocol: 'http', hosts: [ANY_HOST] });
+      const held = { tcp: await driver.observe(tcp), web: await driver.observe(web) };
+      for (const refused of [
+        { ...listener(other), port: portOf(tcp) },
+        { ...listener(other), port: portOf(tcp), protocol: 'http' as const, hosts: ['a.example'] },
+        { ...listener(other), port: portOf(web) },
+        { ...listener(other), port: portOf(web), protocol: 'http' as const, hosts: ['a.example', ANY_HOST] },
+      ]) {
+        const holder = refused.port === portOf(tcp) ? tcp : web;
+        await expect(driver.ensureListener(refused)).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining(`listener ${holder}'s`) });
+      }
+      expect(await driver.observe(other)).toBeNull();
+      expect(await driver.listenerIds(other)).toEqual([]);
+      expect((await driver.observe(tcp))!.spec).toEqual(held.tcp!.spec);
+      expect(await states(driver, tcp)).toEqual(['1 active']);
+      expect((await driver.observe(web))!.spec).toEqual(held.web!.spec);
+      // A listener's own port is its to change: tcp to http and back.
+      await driver.ensureListener({ ...listener(tcp), protocol: 'http', hosts: ['a.example'] });
+      expect((await driver.observe(tcp))!.spec).toMatchObject({ port: portOf(tcp), protocol: 'http', hosts: ['a.example'] });
+      expect(await states(driver, tcp)).toEqual(['1 active']);
+      await driver.deleteListener(tcp);
+      await driver.deleteListener(web);
+      // Given back: the port may be another's.
+      await driver.ensureListener({ ...listener(other), port: portOf(tcp) });
+      expect((await driver.observe(other))!.spec).toMatchObject({ port: portOf(tcp), protocol: 'tcp' });
+      await driver.deleteListener(other);
     });
 
     it('refuses what no balancer can be given as invalid, and keeps nothing of it', async () => {

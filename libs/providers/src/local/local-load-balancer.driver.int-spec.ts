@@ -127,20 +127,27 @@ describe('LocalLoadBalancerDriver', () => {
     expect(await routerOf('h-other-port')).toBe('balancer');
     await driver.ensureListener({ ...http, id: 'h-other-host', address: '127.88.0.2' });
     expect(await routerOf('h-other-host')).toBe('balancer');
-    await driver.ensureListener({ ...http, id: 'h-tcp', protocol: 'tcp', hosts: undefined });
-    expect(await routerOf('h-tcp')).toBe('balancer');
     // Every name: on a balancer's own address, never on the edge's HTTP listener, which every proxy host shares.
     await driver.ensureListener({ ...http, id: 'h-any', address: '127.88.0.3', hosts: ['a.localhost', ANY_HOST] });
     expect(await routerOf('h-any')).toBe('balancer');
     await expect(driver.ensureListener({ ...http, id: 'h-in-any', hosts: [ANY_HOST] })).rejects.toMatchObject({ code: 'invalid' });
     expect(await routerOf('h-in-any')).toBeUndefined();
-    for (const id of ['h-in', 'h-other-port', 'h-other-host', 'h-tcp', 'h-any']) await driver.deleteListener(id);
+    // TCP on the HTTP listener's address and port: refused while a proxy host is there, else a balancer of its own.
+    const tcp: ListenerSpec = { ...http, id: 'h-tcp', protocol: 'tcp', hosts: undefined };
+    await expect(driver.ensureListener(tcp)).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining("listener h-in's") });
+    await driver.deleteListener('h-in');
+    await driver.ensureListener(tcp);
+    expect(await routerOf('h-tcp')).toBe('balancer');
+    for (const id of ['h-other-port', 'h-other-host', 'h-tcp', 'h-any']) await driver.deleteListener(id);
   });
 
   it("serves a tcp listener on the gateway's host and range from the gateway; TLS only there; an unknown certificate is invalid", async () => {
     const gatewayOf = async (id: string) => (await ds.query(`SELECT router FROM load_balancers WHERE id = $1`, [id]))[0]?.router === 'gateway';
     await driver.ensureListener({ ...spec, id: 'gw-in', address: GATEWAY.host, port: 20010 });
     expect(await gatewayOf('gw-in')).toBe(true);
+    // A route made again on its port before the old one's listener went: the gateway takes both, the newer serves.
+    await driver.ensureListener({ ...spec, id: 'gw-again', address: GATEWAY.host, port: 20010 });
+    expect(await gatewayOf('gw-again')).toBe(true);
     await driver.ensureListener({ ...spec, id: 'gw-out', address: GATEWAY.host, port: 20011 });
     expect(await gatewayOf('gw-out')).toBe(false);
     await driver.ensureListener({ ...spec, id: 'gw-other-host', address: '127.88.0.2', port: 20010 });
@@ -152,7 +159,7 @@ describe('LocalLoadBalancerDriver', () => {
     });
     // The refused change left the listener as it was.
     expect((await driver.observe('gw-in'))!.spec?.tls).toBeUndefined();
-    for (const id of ['gw-in', 'gw-out', 'gw-other-host']) await driver.deleteListener(id);
+    for (const id of ['gw-in', 'gw-again', 'gw-out', 'gw-other-host']) await driver.deleteListener(id);
   });
 
   it('keeps a listener and its backends as asked, safe to repeat, and tells the edge', async () => {

@@ -2,7 +2,7 @@ import { BALANCER_STATUS_CHANNEL, EDGE_CHANNEL, EdgeRouter, isForeignKeyViolatio
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { DriverError } from '../driver-error';
-import { ANY_HOST, BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '../load-balancer.driver';
+import { ANY_HOST, BackendSpec, BackendState, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener, portTaken } from '../load-balancer.driver';
 
 /**
  * The edge's gateway: the host whose `range` of ports its gateway HAProxy
@@ -105,6 +105,14 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
     if (router === 'hosts' && hosts.includes(ANY_HOST)) throw new DriverError('invalid', `${ANY_HOST} names a balancer's own address, not the edge's HTTP listener`);
     // Only the gateway's HAProxy is given certificates (over its runtime API).
     if (spec.tls && router !== 'gateway') throw new DriverError('invalid', `TLS is terminated only on the gateway's ports (${this.rangeText()})`);
+    // The gateway's HAProxy holds its whole range and serves the newer of two listeners on a port (a route deleted and
+    // made again before the old listener went); any other port would be a second HAProxy's bind error.
+    if (router !== 'gateway') {
+      for (const other of await this.onPort(spec)) {
+        const taken = portTaken(spec, other);
+        if (taken) throw new DriverError('invalid', taken);
+      }
+    }
     const certificate = spec.tls?.certificateId ?? null;
     // What the edge said of an earlier shape (bound, or why not) no longer holds for a new one.
     // The gateway and host router serve a listener only with an active backend (a route's target,
@@ -132,6 +140,19 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
       return rows.map((r) => r.id);
     } catch (err) {
       throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** The other listeners on the spec's address and port. */
+  private async onPort(spec: ListenerSpec): Promise<ListenerSpec[]> {
+    try {
+      return await this.db().query(`SELECT id, host(address) AS address, port, protocol, hosts FROM load_balancers WHERE address = $1 AND port = $2 AND id <> $3 ORDER BY id`, [
+        spec.address,
+        spec.port,
+        spec.id,
+      ]);
+    } catch (err) {
+      throw new DriverError('retryable', `load balancer state: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 

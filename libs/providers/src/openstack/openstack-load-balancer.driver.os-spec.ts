@@ -1,5 +1,5 @@
 import { DriverError, ListenerSpec, MARK, OpenStackClient } from '@stratus/providers';
-import { FaultInjectingProxy, loadBalancerContract, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
+import { FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
 import { randomBytes } from 'node:crypto';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
 
@@ -8,8 +8,10 @@ import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
  * and network drivers: every object goes ACTIVE, no traffic flows). Its
  * no-op network driver reads no Neutron port, so the listeners here listen
  * on an address of a subnet made for the run (the VIP on the subnet, not
- * on a port). The TLS case of the contract is skipped: the testbed has no
- * Barbican, and the driver refuses TLS (checked below).
+ * on a port). The contract's listeners share one address, so one load
+ * balancer; each case below has an address of its own, to count what
+ * Octavia holds for it. The TLS case of the contract is skipped: the
+ * testbed has no Barbican, and the driver refuses TLS (checked below).
  */
 const client = testbedClient();
 const driver = new OpenStackLoadBalancerDriver(client);
@@ -18,31 +20,53 @@ const run = `oslb-${randomBytes(4).toString('hex')}`;
 let n = 0;
 const nextId = () => `${run}-${++n}`;
 let networkId = '';
-/** The run's subnet: 10.241.<octet>.0/24. */
+/** The run's subnet: 10.241.<octet>.0/24: the contract's listeners on .10, each case's on its own (.20 to .239), the backends on .5. */
 let octet = 0;
-/** Octavia gives an address to one load balancer: each listener its own (.10 to .249), the backends .5. */
-const addressOf = (id: string) => `10.241.${octet}.${10 + (Number(id.slice(run.length + 1)) % 240)}`;
+const sharedAddress = () => `10.241.${octet}.10`;
+let addresses = 0;
+const nextAddress = () => `10.241.${octet}.${20 + (++addresses % 220)}`;
 let backendAddress = '';
+/** The load balancers this run made: those of its subnet. */
+const ofRun = (address: string) => address.startsWith(`10.241.${octet}.`);
 
 interface Lb {
   id: string;
   name: string;
+  vip_address: string;
   provisioning_status: string;
 }
 
-/** The load balancers Octavia itself lists for a listener id, those being deleted aside unless `dying`. */
-async function octaviaLbs(c: OpenStackClient, id: string, dying = false): Promise<Lb[]> {
-  const { loadbalancers } = await c.get<{ loadbalancers: Lb[] }>('load-balancer', '/lbaas/loadbalancers', { query: { name: MARK.name(id) } });
+interface Pool {
+  id: string;
+  protocol: string;
+  provisioning_status: string;
+  healthmonitor_id: string;
+  lb_algorithm: string;
+  loadbalancers: Array<{ id: string }>;
+}
+
+interface Listener {
+  id: string;
+  protocol: string;
+  protocol_port: number;
+  default_pool_id: string | null;
+}
+
+/** The load balancers Octavia itself lists for an address, those being deleted aside unless `dying`. */
+async function octaviaLbs(c: OpenStackClient, address: string, dying = false): Promise<Lb[]> {
+  const { loadbalancers } = await c.get<{ loadbalancers: Lb[] }>('load-balancer', '/lbaas/loadbalancers', { query: { name: MARK.addressName(address) } });
   return loadbalancers.filter((lb) => lb.provisioning_status !== 'DELETED' && (dying || lb.provisioning_status !== 'PENDING_DELETE'));
 }
 
-async function rejection(promise: Promise<unknown>): Promise<DriverError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as DriverError;
-  }
-  throw new Error('expected a rejection');
+/** The pools Octavia itself lists for a listener id, those being deleted aside. */
+async function octaviaPools(c: OpenStackClient, id: string): Promise<Pool[]> {
+  const { pools } = await c.get<{ pools: Pool[] }>('load-balancer', '/lbaas/pools', { query: { name: MARK.name(id) } });
+  return pools.filter((p) => p.provisioning_status !== 'DELETED' && p.provisioning_status !== 'PENDING_DELETE');
+}
+
+async function octaviaListeners(c: OpenStackClient, lbId: string): Promise<Listener[]> {
+  const { listeners } = await c.get<{ listeners: Listener[] }>('load-balancer', '/lbaas/listeners', { query: { loadbalancer_id: lbId } });
+  return listeners.sort((a, b) => a.protocol_port - b.protocol_port);
 }
 
 beforeAll(async () => {
@@ -56,7 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // What a failed case left: this run's load balancers, then its network.
   const { loadbalancers } = await client.get<{ loadbalancers: Lb[] }>('load-balancer', '/lbaas/loadbalancers', { query: { tags: MARK.managedTag } });
-  const mine = loadbalancers.filter((lb) => lb.name.startsWith(MARK.name(run)));
+  const mine = loadbalancers.filter((lb) => ofRun(lb.vip_address));
   for (const lb of mine) {
     await waitFor(
       `load balancer ${lb.id} to settle`,
@@ -73,7 +97,7 @@ afterAll(async () => {
 
 loadBalancerContract(
   'openstack (Octavia)',
-  () => ({ driver, id: nextId, tls: { address: `10.241.${octet}.9`, port: 443, certificateId: 1 }, address: addressOf, backendAddress }),
+  () => ({ driver, id: nextId, tls: { address: `10.241.${octet}.9`, port: 443, certificateId: 1 }, address: sharedAddress(), backendAddress }),
   // No Barbican on the testbed, and the driver keeps no certificate there: TLS is refused (below).
   { skip: ['tls'] },
 );
@@ -85,7 +109,7 @@ describe('openstack load balancers: the Octavia mapping', () => {
     const id = nextId();
     const spec: ListenerSpec = {
       id,
-      address: addressOf(id),
+      address: nextAddress(),
       port: 8080,
       protocol: 'http',
       hosts: ['b.example', 'a.example'],
@@ -93,15 +117,11 @@ describe('openstack load balancers: the Octavia mapping', () => {
     };
     await driver.ensureListener(spec);
     await driver.addBackend(id, { address: backendAddress, port: 8080 });
-    const [lb] = await octaviaLbs(client, id);
-    const { listeners } = await octavia<{ listeners: Array<{ id: string; protocol: string; protocol_port: number; default_pool_id: string | null }> }>('/lbaas/listeners', {
-      loadbalancer_id: lb.id,
-    });
+    const [lb] = await octaviaLbs(client, spec.address);
+    const listeners = await octaviaListeners(client, lb.id);
     expect(listeners).toEqual([expect.objectContaining({ protocol: 'HTTP', protocol_port: 8080, default_pool_id: null })]);
-    const { pools } = await octavia<{ pools: Array<{ id: string; lb_algorithm: string; protocol: string; healthmonitor_id: string }> }>('/lbaas/pools', {
-      loadbalancer_id: lb.id,
-    });
-    expect(pools).toEqual([expect.objectContaining({ lb_algorithm: 'ROUND_ROBIN', protocol: 'HTTP' })]);
+    const pools = await octaviaPools(client, id);
+    expect(pools).toEqual([expect.objectContaining({ lb_algorithm: 'ROUND_ROBIN', protocol: 'HTTP', loadbalancers: [{ id: lb.id }] })]);
     const { healthmonitor } = await octavia<{ healthmonitor: Record<string, unknown> }>(`/lbaas/healthmonitors/${pools[0].healthmonitor_id}`);
     expect(healthmonitor).toMatchObject({ type: 'HTTP', url_path: '/health', delay: 1, max_retries: 2, max_retries_down: 3 });
     const { members } = await octavia<{ members: Array<{ address: string; protocol_port: number; monitor_port: number; weight: number }> }>(`/lbaas/pools/${pools[0].id}/members`);
@@ -123,28 +143,79 @@ describe('openstack load balancers: the Octavia mapping', () => {
 
     // Every other name too: the pool is the listener's default, no rule is left.
     await driver.ensureListener({ ...spec, hosts: ['a.example', '*'] });
-    const after = await octavia<{ listeners: Array<{ id: string; default_pool_id: string | null }> }>('/lbaas/listeners', { loadbalancer_id: lb.id });
-    expect(after.listeners.map((l) => l.default_pool_id)).toEqual([pools[0].id]);
-    expect((await octavia<{ l7policies: unknown[] }>('/lbaas/l7policies', { listener_id: after.listeners[0].id })).l7policies).toEqual([]);
+    const after = await octaviaListeners(client, lb.id);
+    expect(after.map((l) => l.default_pool_id)).toEqual([pools[0].id]);
+    expect((await octavia<{ l7policies: unknown[] }>('/lbaas/l7policies', { listener_id: after[0].id })).l7policies).toEqual([]);
     expect((await driver.observe(id))!.spec?.hosts?.sort()).toEqual(['*', 'a.example']);
 
-    // A TCP connect check instead: another monitor, of type TCP; the members stay.
+    // TCP on another port with a connect check: a TCP pool (Octavia's protocol is fixed) with a TCP monitor, the members
+    // as they were, on a TCP listener of that port; the HTTP listener, left serving nothing, is gone.
     await driver.ensureListener({ ...spec, protocol: 'tcp', hosts: undefined, port: 8443, check: { kind: 'connect' } });
-    const tcp = await octavia<{ pools: Array<{ id: string; protocol: string; healthmonitor_id: string }> }>('/lbaas/pools', { loadbalancer_id: lb.id });
-    expect(tcp.pools).toEqual([expect.objectContaining({ protocol: 'TCP' })]);
-    const monitor = await octavia<{ healthmonitor: Record<string, unknown> }>(`/lbaas/healthmonitors/${tcp.pools[0].healthmonitor_id}`);
+    const tcp = await octaviaPools(client, id);
+    expect(tcp).toEqual([expect.objectContaining({ protocol: 'TCP' })]);
+    const monitor = await octavia<{ healthmonitor: Record<string, unknown> }>(`/lbaas/healthmonitors/${tcp[0].healthmonitor_id}`);
     expect(monitor.healthmonitor).toMatchObject({ type: 'TCP', delay: 2, max_retries: 2, max_retries_down: 3 });
+    expect(await octaviaListeners(client, lb.id)).toEqual([expect.objectContaining({ protocol: 'TCP', protocol_port: 8443, default_pool_id: tcp[0].id })]);
     const seen = await driver.observe(id);
     expect(seen!.spec).toMatchObject({ protocol: 'tcp', port: 8443, check: { kind: 'connect' } });
     expect(seen!.backends).toEqual([expect.objectContaining({ address: backendAddress, port: 8080, state: 'draining' })]);
-    expect(await octaviaLbs(client, id)).toHaveLength(1);
+    expect(await octaviaLbs(client, spec.address)).toHaveLength(1);
     await driver.deleteListener(id);
     expect(await driver.observe(id)).toBeNull();
+    expect(await octaviaLbs(client, spec.address)).toHaveLength(0);
+  });
+
+  it('listeners on one address: one load balancer, an Octavia listener per port, a pool per id, a Host policy per named id', async () => {
+    const address = nextAddress();
+    const [a, b, web, named, any] = [nextId(), nextId(), nextId(), nextId(), nextId()];
+    const tcp = (id: string, port: number): ListenerSpec => ({ id, address, port, protocol: 'tcp', check: { kind: 'connect' } });
+    const http = (id: string, hosts: string[]): ListenerSpec => ({ id, address, port: 80, protocol: 'http', hosts, check: { kind: 'connect' } });
+    await driver.ensureListener(tcp(a, 5432));
+    await driver.ensureListener(tcp(b, 5433));
+    await driver.ensureListener(http(web, ['web.example']));
+    await driver.ensureListener(http(named, ['a.example', 'b.example']));
+    await driver.ensureListener(http(any, ['*']));
+    for (const id of [a, b, web, named, any]) await driver.addBackend(id, { address: backendAddress, port: 3000 });
+    const lbs = await octaviaLbs(client, address);
+    expect(lbs).toHaveLength(1);
+    const poolOf = async (id: string) => {
+      const pools = await octaviaPools(client, id);
+      expect(pools).toEqual([expect.objectContaining({ loadbalancers: [{ id: lbs[0].id }] })]);
+      return pools[0].id;
+    };
+    const pools = { a: await poolOf(a), b: await poolOf(b), web: await poolOf(web), named: await poolOf(named), any: await poolOf(any) };
+    const listeners = await octaviaListeners(client, lbs[0].id);
+    expect(listeners).toEqual([
+      expect.objectContaining({ protocol: 'HTTP', protocol_port: 80, default_pool_id: pools.any }),
+      expect.objectContaining({ protocol: 'TCP', protocol_port: 5432, default_pool_id: pools.a }),
+      expect.objectContaining({ protocol: 'TCP', protocol_port: 5433, default_pool_id: pools.b }),
+    ]);
+    const policies = async () =>
+      (await octavia<{ l7policies: Array<{ redirect_pool_id: string }> }>('/lbaas/l7policies', { listener_id: listeners[0].id })).l7policies.map((p) => p.redirect_pool_id).sort();
+    expect(await policies()).toEqual([pools.web, pools.named].sort());
+    for (const id of [a, b, web, named, any]) expect((await driver.observe(id))!.status).toBe('ok');
+
+    // One id goes: its pool and policy, nothing of the others.
+    await driver.deleteListener(named);
+    expect(await octaviaPools(client, named)).toEqual([]);
+    expect(await policies()).toEqual([pools.web]);
+    await driver.deleteListener(b);
+    expect((await octaviaListeners(client, lbs[0].id)).map((l) => l.protocol_port)).toEqual([80, 5432]);
+    await driver.deleteListener(any);
+    expect(await octaviaListeners(client, lbs[0].id)).toEqual([
+      expect.objectContaining({ protocol_port: 80, default_pool_id: null }),
+      expect.objectContaining({ protocol_port: 5432 }),
+    ]);
+    for (const id of [a, web]) expect((await driver.observe(id))!.status).toBe('ok');
+    // The last one goes: the address is given back.
+    await driver.deleteListener(a);
+    await driver.deleteListener(web);
+    expect(await octaviaLbs(client, address)).toHaveLength(0);
   });
 
   it('refuses TLS (Octavia would need a Barbican secret) and what Octavia cannot count, and makes nothing', async () => {
     const id = nextId();
-    const address = addressOf(id);
+    const address = nextAddress();
     const tls = await rejection(driver.ensureListener({ id, address, port: 443, protocol: 'tcp', tls: { certificateId: 1 }, check: { kind: 'connect' } }));
     expect(tls).toMatchObject({ code: 'invalid', message: expect.stringMatching(/Barbican/) });
     const checks = await rejection(driver.ensureListener({ id, address, port: 443, protocol: 'tcp', check: { kind: 'connect', fall: 11 } }));
@@ -152,40 +223,33 @@ describe('openstack load balancers: the Octavia mapping', () => {
     const nowhere = await rejection(driver.ensureListener({ id, address: '192.0.2.77', port: 443, protocol: 'tcp', check: { kind: 'connect' } }));
     expect(nowhere).toMatchObject({ code: 'invalid', message: expect.stringContaining('192.0.2.77') });
     expect(await driver.observe(id)).toBeNull();
-    expect(await octaviaLbs(client, id)).toHaveLength(0);
+    expect(await octaviaLbs(client, address)).toHaveLength(0);
+    expect(await octaviaPools(client, id)).toHaveLength(0);
   });
 
-  it('a listener moved to another address is a new load balancer there, its backends kept as they were', async () => {
-    const id = nextId();
-    const spec: ListenerSpec = { id, address: addressOf(id), port: 80, protocol: 'tcp', check: { kind: 'connect' } };
+  it("a listener moved to another address goes to that address's load balancer, its backends kept as they were", async () => {
+    const [id, stays] = [nextId(), nextId()];
+    const [from, to] = [nextAddress(), nextAddress()];
+    const spec: ListenerSpec = { id, address: from, port: 80, protocol: 'tcp', check: { kind: 'connect' } };
     await driver.ensureListener(spec);
     await driver.addBackend(id, { address: backendAddress, port: 1 });
     await driver.addBackend(id, { address: backendAddress, port: 2 });
     await driver.drainBackend(id, { address: backendAddress, port: 2 });
-    const [before] = await octaviaLbs(client, id);
-    const moved = `10.241.${octet}.250`;
-    await driver.ensureListener({ ...spec, address: moved });
-    const after = await octaviaLbs(client, id);
-    expect(after).toHaveLength(1);
-    expect(after[0].id).not.toBe(before.id);
+    // Another listener already there, on another port.
+    await driver.ensureListener({ id: stays, address: to, port: 81, protocol: 'tcp', check: { kind: 'connect' } });
+    const [there] = await octaviaLbs(client, to);
+    await driver.ensureListener({ ...spec, address: to });
+    expect(await octaviaLbs(client, from)).toHaveLength(0);
+    expect(await octaviaLbs(client, to)).toEqual([expect.objectContaining({ id: there.id })]);
+    expect(await octaviaPools(client, id)).toEqual([expect.objectContaining({ loadbalancers: [{ id: there.id }] })]);
     const seen = await driver.observe(id);
-    expect(seen!.spec).toMatchObject({ address: moved, port: 80 });
+    expect(seen!.spec).toMatchObject({ address: to, port: 80 });
     expect(seen!.backends.map((b) => `${b.port} ${b.state}`).sort()).toEqual(['1 active', '2 draining']);
+    // Refused before anything changes: the port the other holds there.
+    await expect(driver.ensureListener({ ...spec, port: 81, address: to })).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining(`listener ${stays}'s`) });
+    expect((await driver.observe(id))!.spec).toMatchObject({ address: to, port: 80 });
     await driver.deleteListener(id);
-  });
-
-  it("refuses a second listener on an address another listener's load balancer holds", async () => {
-    const [first, second] = [nextId(), nextId()];
-    const spec: ListenerSpec = { id: first, address: addressOf(first), port: 80, protocol: 'tcp', check: { kind: 'connect' } };
-    await driver.ensureListener(spec);
-    const taken = await rejection(driver.ensureListener({ ...spec, id: second, port: 81 }));
-    expect(taken).toMatchObject({ code: 'invalid', message: expect.stringContaining(`listener ${first}`) });
-    expect(await octaviaLbs(client, second)).toHaveLength(0);
-    await driver.deleteListener(first);
-    // Given back: the address may be another's.
-    await driver.ensureListener({ ...spec, id: second });
-    expect(await octaviaLbs(client, second)).toHaveLength(1);
-    await driver.deleteListener(second);
+    await driver.deleteListener(stays);
   });
 });
 
@@ -193,7 +257,7 @@ describe('openstack load balancers under faults', () => {
   const proxy = new FaultInjectingProxy();
   let faulty: OpenStackClient;
   let onProxy: OpenStackLoadBalancerDriver;
-  const listener = (id: string): ListenerSpec => ({ id, address: addressOf(id), port: 5432, protocol: 'tcp', check: { kind: 'connect' } });
+  const listener = (id: string, address: string): ListenerSpec => ({ id, address, port: 5432, protocol: 'tcp', check: { kind: 'connect' } });
 
   beforeAll(async () => {
     const authUrl = await proxy.start();
@@ -204,46 +268,53 @@ describe('openstack load balancers under faults', () => {
   afterAll(() => proxy.close());
 
   it('a create whose answer was lost is finished by the repeat: one load balancer, counted in Octavia', async () => {
-    const id = nextId();
+    const [id, address] = [nextId(), nextAddress()];
     // The POST reached Octavia; the job died before it heard the answer.
     proxy.inject({ method: 'POST', path: /^\/v2\/lbaas\/loadbalancers$/, status: 503, times: 1, afterForward: true });
-    await expect(onProxy.ensureListener(listener(id))).rejects.toMatchObject({ code: 'retryable' });
-    expect(await octaviaLbs(client, id)).toHaveLength(1);
-    await onProxy.ensureListener(listener(id));
+    await expect(onProxy.ensureListener(listener(id, address))).rejects.toMatchObject({ code: 'retryable' });
+    expect(await octaviaLbs(client, address)).toHaveLength(1);
+    await onProxy.ensureListener(listener(id, address));
     await onProxy.addBackend(id, { address: backendAddress, port: 5432 });
     // None made and deleted again either: one POST reached Octavia.
-    expect(await octaviaLbs(client, id, true)).toHaveLength(1);
+    expect(await octaviaLbs(client, address, true)).toHaveLength(1);
     expect(proxy.calls.filter((c) => c.method === 'POST' && /^\/v2\/lbaas\/loadbalancers$/.test(c.path))).toHaveLength(1);
+    expect(proxy.calls.filter((c) => c.method === 'POST' && c.path === '/v2/lbaas/pools')).toHaveLength(1);
     expect((await onProxy.observe(id))!.status).toBe('ok');
     await onProxy.deleteListener(id);
   });
 
-  it('two runs that race both create; the next look keeps one load balancer, with one pool', async () => {
-    const id = nextId();
-    await Promise.all([driver.ensureListener(listener(id)), driver.ensureListener(listener(id))]);
+  it('runs that race both create; the next looks keep one load balancer per address, one pool per id', async () => {
+    const address = nextAddress();
+    const [id, other] = [nextId(), nextId()];
+    const spec = listener(id, address);
+    const beside = { ...listener(other, address), port: 5433 };
+    // Two runs of one id, and a run of another id on the same address: each may create the load balancer.
+    await Promise.allSettled([driver.ensureListener(spec), driver.ensureListener(spec), driver.ensureListener(beside)]);
+    // A run that worked on a copy being deleted was told to retry (retryable): its job's retry converges.
     await waitFor(
-      'one load balancer left',
+      'one load balancer left, with both',
       async () => {
-        await driver.observe(id);
-        return (await octaviaLbs(client, id)).length === 1;
+        const settled = await Promise.allSettled([driver.ensureListener(spec), driver.ensureListener(beside)]);
+        return settled.every((r) => r.status === 'fulfilled') && (await octaviaLbs(client, address)).length === 1;
       },
-      { timeoutMs: 120_000, intervalMs: 1_000 },
+      { timeoutMs: 240_000, intervalMs: 1_000 },
     );
-    await driver.ensureListener(listener(id));
-    const [lb] = await octaviaLbs(client, id);
-    const { pools } = await client.get<{ pools: unknown[] }>('load-balancer', '/lbaas/pools', { query: { loadbalancer_id: lb.id } });
-    expect(pools).toHaveLength(1);
+    const [lb] = await octaviaLbs(client, address);
+    for (const one of [id, other]) {
+      expect(await octaviaPools(client, one)).toEqual([expect.objectContaining({ loadbalancers: [{ id: lb.id }] })]);
+      expect((await driver.observe(one))!.status).toBe('ok');
+    }
     await driver.deleteListener(id);
+    await driver.deleteListener(other);
   });
 
   it("Octavia's 409 immutable is waited out: the member is added once, the pool made once", async () => {
-    const id = nextId();
+    const [id, address] = [nextId(), nextAddress()];
     const immutable = (what: string) => ({ faultcode: 'Client', faultstring: `${what} is immutable and cannot be updated.`, debuginfo: null });
     // A create refused as busy: looked at again, then made once.
     proxy.inject({ method: 'POST', path: /^\/v2\/lbaas\/pools$/, status: 409, times: 1, body: immutable('Load Balancer') });
-    await onProxy.ensureListener(listener(id));
-    const [lb] = await octaviaLbs(client, id);
-    const { pools } = await client.get<{ pools: Array<{ id: string }> }>('load-balancer', '/lbaas/pools', { query: { loadbalancer_id: lb.id } });
+    await onProxy.ensureListener(listener(id, address));
+    const pools = await octaviaPools(client, id);
     expect(pools).toHaveLength(1);
     expect(proxy.calls.filter((c) => c.method === 'POST' && c.path === '/v2/lbaas/pools').map((c) => c.injected)).toEqual([true, false]);
     // A member refused as busy: sent again.
@@ -257,15 +328,15 @@ describe('openstack load balancers under faults', () => {
   });
 
   it('a load balancer Octavia put in ERROR is a terminal DriverError that says so; delete still works', async () => {
-    const id = nextId();
-    await onProxy.ensureListener(listener(id));
-    const [lb] = await octaviaLbs(client, id);
+    const [id, address] = [nextId(), nextAddress()];
+    await onProxy.ensureListener(listener(id, address));
+    const [lb] = await octaviaLbs(client, address);
     const { loadbalancer } = await client.get<{ loadbalancer: Record<string, unknown> }>('load-balancer', `/lbaas/loadbalancers/${lb.id}`);
     // A double of Octavia's answer (the no-op drivers never fail): the load balancer as Octavia shows one whose change failed.
     const inError = { loadbalancer: { ...loadbalancer, provisioning_status: 'ERROR', operating_status: 'ERROR' } };
     proxy.inject({ method: 'GET', path: new RegExp(`^/v2/lbaas/loadbalancers/${lb.id}$`), status: 200, times: 1_000, body: inError });
     proxy.inject({ method: 'GET', path: /^\/v2\/lbaas\/loadbalancers\?/, status: 200, times: 1_000, body: { loadbalancers: [inError.loadbalancer] } });
-    for (const call of [() => onProxy.ensureListener(listener(id)), () => onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
+    for (const call of [() => onProxy.ensureListener(listener(id, address)), () => onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
       const err = await rejection(call());
       expect(err).toBeInstanceOf(DriverError);
       expect(err.terminal).toBe(true);
@@ -274,7 +345,7 @@ describe('openstack load balancers under faults', () => {
     expect((await onProxy.observe(id))!.status).toMatch(/ERROR/);
     await onProxy.deleteListener(id);
     proxy.clear();
-    await waitFor('the load balancer to go', async () => (await octaviaLbs(client, id)).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
+    await waitFor('the load balancer to go', async () => (await octaviaLbs(client, address)).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
     expect(await onProxy.observe(id)).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../driver-error';
 import {
   ANY_HOST,
@@ -10,6 +11,7 @@ import {
   LoadBalancerDriver,
   ObservedBackend,
   ObservedListener,
+  portTaken,
 } from '../load-balancer.driver';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
@@ -23,8 +25,6 @@ interface OctaviaLoadBalancer {
   operating_status: string;
   created_at: string;
   tags?: string[];
-  listeners: Array<{ id: string }>;
-  pools: Array<{ id: string }>;
 }
 
 interface OctaviaListener {
@@ -33,15 +33,16 @@ interface OctaviaListener {
   protocol_port: number;
   default_pool_id: string | null;
   provisioning_status: string;
-  l7policies: Array<{ id: string }>;
-  tags?: string[];
 }
 
 interface OctaviaPool {
   id: string;
+  name: string;
   created_at: string;
   protocol: string;
+  provisioning_status: string;
   healthmonitor_id: string | null;
+  loadbalancers: Array<{ id: string }>;
   tags?: string[];
 }
 
@@ -67,8 +68,8 @@ interface OctaviaMonitor {
 
 interface OctaviaPolicy {
   id: string;
+  name: string;
   redirect_pool_id: string | null;
-  rules: Array<{ id: string }>;
 }
 
 interface OctaviaRule {
@@ -78,13 +79,11 @@ interface OctaviaRule {
   value: string;
 }
 
-/** Where the parts of one listener live in Octavia, once made. */
-interface Parts {
+/** One look at a load balancer: its Octavia listeners and pools. */
+interface Look {
   lb: OctaviaLoadBalancer;
-  listener: OctaviaListener | null;
-  pool: OctaviaPool | null;
-  /** Pools beside the one kept, which two racing runs left: deleted once the listener no longer needs them. */
-  extraPools: OctaviaPool[];
+  listeners: OctaviaListener[];
+  pools: OctaviaPool[];
 }
 
 export interface OpenStackLoadBalancerOptions {
@@ -96,40 +95,55 @@ export interface OpenStackLoadBalancerOptions {
 
 /** Octavia counts a member's checks from 1 to 10 (MIN_HM_RETRIES, MAX_HM_RETRIES). */
 const MAX_RETRIES = 10;
-/** Tag prefixes on Octavia's objects: what the seam holds that Octavia has no field for. */
+/**
+ * Tag prefixes on a listener id's pool: what the seam holds that Octavia has
+ * no field for (the check as asked, the names), and the port it asked for,
+ * which no Octavia object links the pool to while an HTTP listener has no
+ * names, and which tells another id's run the port is taken.
+ */
 const HOST_TAG = 'stratus-host:';
 const CHECK_TAG = 'stratus-check:';
+const PORT_TAG = 'stratus-port:';
 /** A backend's weight while it takes connections; 0 is Octavia's drain (no new connections, open ones go on). */
 const ACTIVE_WEIGHT = 1;
 /** Answers of Octavia that mean "busy now, try again once it is ACTIVE": `… is immutable and cannot be updated`. */
 const IMMUTABLE = /immutable/i;
 /** Octavia's 409 for an object another run made first: `… is already using …`, `… already has a health monitor`. */
 const ALREADY = /already/i;
+const PROTOCOL = { tcp: 'TCP', http: 'HTTP' } as const;
 
 /**
- * Load balancers on Octavia (v2). One Octavia load balancer per listener
- * id, named after it and tagged with it (MARK), so a repeat looks before it
- * creates and a retried job never makes two; copies two racing runs made
- * are deleted, the oldest stays. It holds one Octavia listener (TCP or
- * HTTP, the spec's port), one pool (ROUND_ROBIN) the listener's default
- * pool, a health monitor from `check`, and a member per backend.
+ * Load balancers on Octavia (v2). Octavia gives an address to one load
+ * balancer, so there is one per address the listeners ask for, its VIP,
+ * named and tagged after the address (MARK.addressName, addressTag): a
+ * repeat looks before it creates, copies two racing runs made are deleted,
+ * the oldest stays. On it, one Octavia listener per port (TCP or HTTP),
+ * shared by the listener ids on that port. A listener id is its own pool
+ * (ROUND_ROBIN, named and tagged with the id, MARK, and with its port,
+ * names and check as asked), the pool's health monitor from `check`, and a
+ * member per backend. A TCP id's pool is its port's default pool, so a TCP
+ * port is one id's; an HTTP id's names are one L7 policy (a Host header
+ * rule) that sends them to its pool, and with ANY_HOST among them its pool
+ * is the default and takes every other name. A port another id holds
+ * (portTaken, as the pools' tags say) is refused before anything is
+ * changed. Deleting an id takes its pool and policy; an Octavia listener
+ * left serving nothing goes, and a load balancer left with nothing goes
+ * too (a run of another id on it meanwhile finds it going, and its retry
+ * makes another).
  *
- * The VIP is `spec.address`: on the Neutron port that holds it (the port
- * the network driver made for the resource) when there is one, else on the
- * project's subnet that contains it, Octavia making the port. An HTTP
- * listener's names are one L7 policy (a Host header rule) that sends them
- * to the pool; with ANY_HOST among them the pool is the default and takes
- * every name. Octavia gives an address to one load balancer, so listeners
- * do not share an address here (proxy hosts on one HTTP listener, gateway
- * routes on one host): a second listener on a held address is refused as
- * invalid, rather than left to the cloud's port conflict.
+ * The VIP is the address: on the Neutron port that holds it (the port the
+ * network driver made for the resource) when there is one, else on the
+ * project's subnet that contains it, Octavia making the port. Octavia
+ * cannot move a VIP: an id whose address changed is deleted where it was
+ * and made on the other address's load balancer, its members as they were.
  *
  * Octavia takes one change at a time per load balancer (PENDING_UPDATE
- * until the driver behind it is done, a 409 "immutable" meanwhile): every
- * change waits for ACTIVE before it is sent, and a 409 that still comes
- * (another worker's change) is waited out: an update, a delete or a member
- * is sent again, a create is looked for first. A load balancer in ERROR
- * is a terminal error that says so; deleting it still works.
+ * until the driver behind it is done, a 409 "immutable" meanwhile), so the
+ * ids of one address wait for one another: every change waits for ACTIVE
+ * before it is sent, and a 409 that still comes (another worker's change)
+ * is waited out: an update, a delete or a member is sent again, a create
+ * is looked for first. A load balancer in ERROR is a terminal error that
+ * says so; deleting an id still works on it.
  *
  * Not held by Octavia: TLS (TERMINATED_HTTPS needs the certificate in
  * Barbican, which this provider does not write: refused as invalid), and
@@ -161,71 +175,120 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     const { fall, rise } = monitorTiming(spec.check);
     if (fall > MAX_RETRIES || rise > MAX_RETRIES) throw new DriverError('invalid', `Octavia counts at most ${MAX_RETRIES} checks for fall and rise`);
 
-    let lb = await this.lbOf(spec.id);
-    if (!lb || lb.vip_address !== spec.address) {
-      // Before anything is made or moved: a refusal leaves the listener as it was.
-      const holder = await this.holderOf(spec.address, spec.id);
-      if (holder !== null) {
-        throw new DriverError(
-          'invalid',
-          `address ${spec.address} is the VIP of listener ${holder}'s Octavia load balancer: Octavia gives an address to one load balancer, and this provider makes one per listener`,
-        );
-      }
+    let lb = await this.lbAt(spec.address);
+    // Before anything is made or moved: a refusal leaves every listener as it was.
+    if (lb) refuseTaken(spec, (await this.look(lb)).pools);
+    const away: OctaviaPool[] = [];
+    for (const pool of await this.poolsOf(spec.id)) {
+      const its = await this.lbOfPool(pool);
+      if (its && its.vip_address !== spec.address) away.push(pool);
     }
-    if (!lb) {
-      await this.client.post('load-balancer', '/lbaas/loadbalancers', {
-        loadbalancer: { name: MARK.name(spec.id), description: `stratus listener ${spec.id}`, tags: [MARK.managedTag, MARK.idTag(spec.id)], ...(await this.vip(spec.address)) },
-      });
-      // Looked up again rather than taken from the answer: two runs that raced both see the one that stays.
-      lb = await this.lbOf(spec.id);
-      if (!lb) throw new DriverError('retryable', `the load balancer of ${spec.id} is not listed yet`);
-    }
-    if (lb.vip_address !== spec.address) {
-      // Octavia cannot move a VIP: the listener's address changed, so its load balancer is made again (its members with it).
-      // An address no port or subnet holds is refused before the old load balancer goes.
-      await this.vip(spec.address);
-      const members = await this.members(lb);
+    if (away.length > 0) {
+      // Octavia cannot move a VIP: the id's address changed, so it is made again on the other load balancer, its members with it.
+      // An address no port or subnet holds is refused before the old pool goes.
+      if (!lb) await this.vip(spec.address);
+      const members = await this.poolMembers(keeper(away, (p) => p.created_at).id);
       await this.deleteListener(spec.id);
-      await until(`the old load balancer of ${spec.id} to go`, async () => (await this.lbsOf(spec.id, true)).length === 0, this.waitMs, this.pollMs);
+      await until(`the old pool of ${spec.id} to go`, async () => (await this.poolsOf(spec.id, true)).length === 0, this.waitMs, this.pollMs);
       await this.ensureListener(spec);
       for (const m of members) await this.addBackend(spec.id, { address: m.address, port: m.protocol_port });
       for (const m of members) if (m.weight === 0) await this.drainBackend(spec.id, { address: m.address, port: m.protocol_port });
       return;
     }
-    // A change another run made meanwhile (Octavia's 409: busy, or "already" there) is seen by a fresh look, not sent twice.
+    if (!lb) {
+      await this.client.post('load-balancer', '/lbaas/loadbalancers', {
+        loadbalancer: {
+          name: MARK.addressName(spec.address),
+          description: `stratus listeners on ${spec.address}`,
+          tags: [MARK.managedTag, MARK.addressTag(spec.address)],
+          ...(await this.vip(spec.address)),
+        },
+      });
+      // Looked up again rather than taken from the answer: two runs that raced both see the one that stays.
+      lb = await this.lbAt(spec.address);
+      if (!lb) throw new DriverError('retryable', `the load balancer of ${spec.address} is not listed yet`);
+    }
+    // A change another run made meanwhile (Octavia's 409: busy, or "already" there; a 404: deleted under this run)
+    // is seen by a fresh look, not sent twice.
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       try {
         await this.reconcile(lb.id, spec);
         return;
       } catch (err) {
-        if (!(err instanceof OpenStackError && err.status === 409 && (IMMUTABLE.test(err.message) || ALREADY.test(err.message))) || Date.now() > deadline) throw err;
+        const seenAgain = err instanceof OpenStackError && (err.status === 404 || (err.status === 409 && (IMMUTABLE.test(err.message) || ALREADY.test(err.message))));
+        if (!seenAgain || Date.now() > deadline) throw err;
       }
     }
   }
 
-  /** Brings the load balancer's listener, pool, monitor and members to `spec`, from a fresh look. */
+  /** Brings the id's pool, monitor, Octavia listener, policy and members on the load balancer to `spec`, from a fresh look. */
   private async reconcile(lbId: string, spec: ListenerSpec): Promise<void> {
-    const parts = await this.parts(await this.active(lbId, spec.id));
-    const pool = await this.ensurePool(parts, spec);
-    await this.ensureMonitor(parts.lb, pool, spec);
-    await this.ensureOctaviaListener(parts, pool, spec);
-    for (const extra of parts.extraPools) await this.change(parts.lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/pools/${extra.id}`));
+    const look = await this.look(await this.active(lbId, spec.id));
+    const { lb } = look;
+    // Looked at again: another id may have taken the port since the first look.
+    refuseTaken(spec, look.pools);
+    const protocol = PROTOCOL[spec.protocol];
+    const mine = look.pools.filter((p) => idOfPool(p) === spec.id && live(p));
+    let kept: OctaviaPool | null = mine.length > 0 ? keeper(mine, (p) => p.created_at) : null;
+    // Copies two racing runs made, and a pool of another protocol (Octavia's is fixed): unlinked, then deleted.
+    const dropped = mine.filter((p) => p.id !== kept?.id);
+    let members: OctaviaMember[] = [];
+    if (kept && kept.protocol !== protocol) {
+      members = await this.poolMembers(kept.id);
+      dropped.push(kept);
+      kept = null;
+    }
+    const found = look.listeners.find((l) => l.protocol_port === spec.port) ?? null;
+    // An Octavia listener's protocol is fixed too: one of the other protocol on the port (only this id's, refuseTaken says) is made again.
+    const replaced = found && found.protocol !== protocol ? found : null;
+    await this.unlink(
+      look,
+      spec.id,
+      mine.map((p) => p.id),
+      dropped.map((p) => p.id),
+      replaced ? null : (found?.id ?? null),
+    );
+    if (replaced) await this.change(lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/listeners/${replaced.id}`), { gone: true });
+    for (const old of dropped) await this.change(lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/pools/${old.id}`), { gone: true });
+
+    const pool = await this.ensurePool(lb, kept, spec);
+    for (const m of members) {
+      const member = { address: m.address, protocol_port: m.protocol_port, weight: m.weight, name: `${m.address}:${m.protocol_port}`, monitor_port: spec.check.port };
+      await this.change(lb.id, spec.id, () => this.client.post('load-balancer', `/lbaas/pools/${pool.id}/members`, { member }));
+    }
+    await this.ensureMonitor(lb, pool, spec);
+    const target = replaced || !found ? null : await this.listenerById(found.id);
+    const listener = await this.ensureOctaviaListener(lb, target, pool, spec);
+    const hosts = hostsOf(spec);
+    await this.ensureHostPolicy(lb, listener, pool, spec.id, spec.protocol === 'http' && !hosts.includes(ANY_HOST) ? hosts : []);
     // The check's port is the members' monitor_port: those there already follow it.
     for (const m of await this.poolMembers(pool.id)) {
       if ((m.monitor_port ?? null) !== (spec.check.port ?? null)) {
-        await this.change(parts.lb.id, spec.id, () =>
-          this.client.put('load-balancer', `/lbaas/pools/${pool.id}/members/${m.id}`, { member: { monitor_port: spec.check.port ?? null } }),
-        );
+        await this.change(lb.id, spec.id, () => this.client.put('load-balancer', `/lbaas/pools/${pool.id}/members/${m.id}`, { member: { monitor_port: spec.check.port ?? null } }));
       }
     }
   }
 
   async deleteListener(id: string): Promise<void> {
-    for (const lb of await this.lbsOf(id)) {
-      // A load balancer being changed refuses a delete (409): it is deleted once it is ACTIVE or in ERROR.
-      await this.settled(lb.id, id);
-      await this.deleteLb(lb.id);
+    const lbIds = new Set<string>();
+    for (const pool of await this.poolsOf(id)) for (const { id: lbId } of pool.loadbalancers) lbIds.add(lbId);
+    for (const lbId of lbIds) {
+      // A load balancer being changed refuses a delete (409): what goes is deleted once it is ACTIVE or in ERROR.
+      const lb = await this.settled(lbId, id);
+      if (!lb) continue;
+      const look = await this.look(lb);
+      const mine = look.pools.filter((p) => idOfPool(p) === id && live(p));
+      await this.unlink(
+        look,
+        id,
+        mine.map((p) => p.id),
+        [],
+        null,
+      );
+      // Its monitor and members go with it.
+      for (const pool of mine) await this.change(lbId, id, () => this.client.delete('load-balancer', `/lbaas/pools/${pool.id}`), { gone: true });
+      await this.giveBack(lbId, id);
     }
   }
 
@@ -272,19 +335,24 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   async removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
-    const lb = await this.lbOf(listenerId);
-    const pool = lb && (await this.parts(lb)).pool;
-    if (!lb || !pool) return;
+    const pool = await this.poolOf(listenerId);
+    const lb = pool && (await this.lbOfPool(pool));
+    if (!pool || !lb) return;
     const member = (await this.poolMembers(pool.id)).find((m) => same(m, backend));
     if (!member || member.provisioning_status === 'PENDING_DELETE') return;
     await this.change(lb.id, listenerId, () => this.client.delete('load-balancer', `/lbaas/pools/${pool.id}/members/${member.id}`));
   }
 
   async observe(id: string): Promise<ObservedListener | null> {
-    const lb = await this.lbOf(id);
-    if (!lb) return null;
-    const { listener, pool } = await this.parts(lb);
-    const members = pool ? await this.poolMembers(pool.id) : [];
+    const pool = await this.poolOf(id);
+    const lb = pool && (await this.lbOfPool(pool));
+    if (!pool || !lb) return null;
+    const port = portOf(pool);
+    const [{ listeners }, members] = await Promise.all([
+      this.client.get<{ listeners: OctaviaListener[] }>('load-balancer', '/lbaas/listeners', { query: { loadbalancer_id: lb.id } }),
+      this.poolMembers(pool.id),
+    ]);
+    const listener = listeners.find((l) => l.protocol_port === port) ?? null;
     const backends: ObservedBackend[] = members.map((m) => ({
       address: m.address,
       port: m.protocol_port,
@@ -292,45 +360,32 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       health: m.operating_status === 'ONLINE' ? 'up' : m.operating_status === 'ERROR' ? 'down' : 'unknown',
       connections: 0,
     }));
+    const hosts = hostTags(pool);
+    // Served once its port's listener sends it traffic: as the default pool, or by the id's Host policy (an HTTP id with no names takes none).
+    const linked =
+      listener !== null &&
+      (listener.default_pool_id === pool.id ||
+        (pool.protocol === 'HTTP' && (hosts.length === 0 || (await this.policiesOf(listener.id)).some((p) => p.redirect_pool_id === pool.id))));
     let status: string;
     if (lb.provisioning_status === 'ERROR') status = `the Octavia load balancer ${lb.id} is in ERROR`;
     else if (listener?.provisioning_status === 'ERROR') status = `the Octavia listener ${listener.id} is in ERROR`;
-    else if (!listener || !pool || lb.provisioning_status === 'PENDING_CREATE' || listener.provisioning_status === 'PENDING_CREATE') status = 'pending';
+    else if (pool.provisioning_status === 'ERROR') status = `the Octavia pool ${pool.id} is in ERROR`;
+    else if (!linked || lb.provisioning_status === 'PENDING_CREATE' || listener.provisioning_status === 'PENDING_CREATE') status = 'pending';
     else status = 'ok';
-    const check = pool && checkOf(pool);
-    const spec: ListenerSpec | undefined =
-      listener && check
-        ? {
-            id,
-            address: lb.vip_address,
-            port: listener.protocol_port,
-            protocol: listener.protocol === 'HTTP' ? 'http' : 'tcp',
-            ...(listener.protocol === 'HTTP' ? { hosts: (listener.tags ?? []).filter((t) => t.startsWith(HOST_TAG)).map((t) => t.slice(HOST_TAG.length)) } : {}),
-            check,
-          }
-        : undefined;
+    const check = checkOf(pool);
+    const protocol = pool.protocol === 'HTTP' ? 'http' : 'tcp';
+    const spec: ListenerSpec | undefined = check && port !== null ? { id, address: lb.vip_address, port, protocol, ...(protocol === 'http' ? { hosts } : {}), check } : undefined;
     return { status, backends, ...(spec ? { spec } : {}) };
   }
 
   async listenerIds(prefix: string): Promise<string[]> {
-    const { loadbalancers } = await this.client.get<{ loadbalancers: OctaviaLoadBalancer[] }>('load-balancer', '/lbaas/loadbalancers', {
-      query: { tags: MARK.managedTag },
-    });
+    const { pools } = await this.client.get<{ pools: OctaviaPool[] }>('load-balancer', '/lbaas/pools', { query: { tags: MARK.managedTag } });
     const ids = new Set<string>();
-    for (const lb of loadbalancers) {
-      const id = idOf(lb);
-      if (id !== null && live(lb) && id.startsWith(prefix)) ids.add(id);
+    for (const pool of pools) {
+      const id = idOfPool(pool);
+      if (id !== null && live(pool) && id.startsWith(prefix)) ids.add(id);
     }
     return [...ids].sort();
-  }
-
-  /** The listener id other than `id` whose load balancer has `address` as its VIP, or null. */
-  private async holderOf(address: string, id: string): Promise<string | null> {
-    const { loadbalancers } = await this.client.get<{ loadbalancers: OctaviaLoadBalancer[] }>('load-balancer', '/lbaas/loadbalancers', {
-      query: { tags: MARK.managedTag, vip_address: address },
-    });
-    const held = loadbalancers.find((lb) => lb.vip_address === address && live(lb) && idOf(lb) !== null && idOf(lb) !== id);
-    return held ? idOf(held) : null;
   }
 
   /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
@@ -343,44 +398,55 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     return { vip_subnet_id: subnet.id, vip_address: address };
   }
 
-  /** The pool of the load balancer, made when missing; one whose protocol no longer fits the listener is made again with its members. */
-  private async ensurePool(parts: Parts, spec: ListenerSpec): Promise<OctaviaPool> {
-    const protocol = spec.protocol === 'http' ? 'HTTP' : 'TCP';
-    const tags = [MARK.managedTag, checkTag(spec.check)];
-    let pool = parts.pool;
-    if (pool && pool.protocol !== protocol) {
-      const members = await this.poolMembers(pool.id);
-      if (parts.listener) await this.change(parts.lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/listeners/${parts.listener!.id}`));
-      parts.listener = null;
-      const old = pool.id;
-      await this.change(parts.lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/pools/${old}`));
-      pool = await this.makePool(parts.lb, spec, protocol, tags);
-      for (const m of members) {
-        const member = { address: m.address, protocol_port: m.protocol_port, weight: m.weight, name: `${m.address}:${m.protocol_port}`, monitor_port: spec.check.port };
-        await this.change(parts.lb.id, spec.id, () => this.client.post('load-balancer', `/lbaas/pools/${pool!.id}/members`, { member }));
+  /**
+   * Takes the id's links off the load balancer's Octavia listeners: those
+   * to `drop` (pools about to be deleted) everywhere, and every link of the
+   * id but on `stay` (the listener it stays on). Octavia refuses to delete
+   * a pool a policy sends to. A listener left with no default pool and no
+   * policy serves nothing and is deleted, `stay` aside.
+   */
+  private async unlink(look: Look, id: string, mine: string[], drop: string[], stay: string | null): Promise<void> {
+    for (const listener of look.listeners) {
+      const off = new Set(listener.id === stay ? drop : mine);
+      if (off.size === 0) continue;
+      // Octavia has L7 policies on HTTP listeners only.
+      const policies = listener.protocol === 'HTTP' ? await this.policiesOf(listener.id) : [];
+      const linked = policies.filter((p) => (p.redirect_pool_id !== null && off.has(p.redirect_pool_id)) || (listener.id !== stay && p.name === MARK.name(id)));
+      const byDefault = listener.default_pool_id !== null && off.has(listener.default_pool_id);
+      if (linked.length === 0 && !byDefault) continue;
+      if (listener.id !== stay && linked.length === policies.length && (byDefault || listener.default_pool_id === null)) {
+        // Its policies go with it.
+        await this.change(look.lb.id, id, () => this.client.delete('load-balancer', `/lbaas/listeners/${listener.id}`), { gone: true });
+        continue;
       }
-    } else if (!pool) {
-      pool = await this.makePool(parts.lb, spec, protocol, tags);
-    } else if (!sameTags(pool.tags, tags)) {
-      const id = pool.id;
-      await this.change(parts.lb.id, spec.id, () => this.client.put('load-balancer', `/lbaas/pools/${id}`, { pool: { tags } }));
+      for (const p of linked) await this.change(look.lb.id, id, () => this.client.delete('load-balancer', `/lbaas/l7policies/${p.id}`), { gone: true });
+      if (byDefault) {
+        await this.change(look.lb.id, id, () => this.client.put('load-balancer', `/lbaas/listeners/${listener.id}`, { listener: { default_pool_id: null } }), { gone: true });
+      }
     }
-    parts.pool = pool;
-    return pool;
   }
 
-  private async makePool(lb: OctaviaLoadBalancer, spec: ListenerSpec, protocol: string, tags: string[]): Promise<OctaviaPool> {
-    return this.change(
-      lb.id,
-      spec.id,
-      async () => {
-        const { pool } = await this.client.post<{ pool: OctaviaPool }>('load-balancer', '/lbaas/pools', {
-          pool: { loadbalancer_id: lb.id, protocol, lb_algorithm: 'ROUND_ROBIN', name: MARK.name(spec.id), tags },
-        });
-        return pool;
-      },
-      { resend: false },
-    );
+  /** The id's pool, made when missing; its tags (port, names, check as asked) brought to `spec`. */
+  private async ensurePool(lb: OctaviaLoadBalancer, pool: OctaviaPool | null, spec: ListenerSpec): Promise<OctaviaPool> {
+    const tags = [MARK.managedTag, MARK.idTag(spec.id), PORT_TAG + spec.port, checkTag(spec.check), ...(spec.protocol === 'http' ? hostsOf(spec).map((h) => HOST_TAG + h) : [])];
+    if (!pool) {
+      return this.change(
+        lb.id,
+        spec.id,
+        async () => {
+          const made = await this.client.post<{ pool: OctaviaPool }>('load-balancer', '/lbaas/pools', {
+            pool: { loadbalancer_id: lb.id, protocol: PROTOCOL[spec.protocol], lb_algorithm: 'ROUND_ROBIN', name: MARK.name(spec.id), tags },
+          });
+          return made.pool;
+        },
+        { resend: false },
+      );
+    }
+    if (!sameTags(pool.tags, tags)) {
+      const poolId = pool.id;
+      await this.change(lb.id, spec.id, () => this.client.put('load-balancer', `/lbaas/pools/${poolId}`, { pool: { tags } }));
+    }
+    return pool;
   }
 
   private async ensureMonitor(lb: OctaviaLoadBalancer, pool: OctaviaPool, spec: ListenerSpec): Promise<void> {
@@ -413,49 +479,51 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   /**
-   * The Octavia listener: protocol and port are fixed in Octavia, so a
-   * change of either is a new listener (the pool and its members stay).
-   * HTTP names: ANY_HOST makes the pool the default; otherwise one L7
-   * policy sends the named Hosts to it, and Octavia answers the rest.
+   * The Octavia listener of the spec's port, made when missing, with the
+   * id's pool as its default when the id takes the whole port (TCP) or
+   * every other name (ANY_HOST); an id that no longer does gives the
+   * default up. Another id's default is not touched (refuseTaken).
    */
-  private async ensureOctaviaListener(parts: Parts, pool: OctaviaPool, spec: ListenerSpec): Promise<void> {
-    const { lb } = parts;
-    const protocol = spec.protocol === 'http' ? 'HTTP' : 'TCP';
-    const hosts = spec.protocol === 'http' ? [...new Set(spec.hosts ?? [])].sort() : [];
-    const byHost = spec.protocol === 'http' && !hosts.includes(ANY_HOST);
-    const tags = [MARK.managedTag, ...hosts.map((h) => HOST_TAG + h)];
-    const defaultPool = byHost ? null : pool.id;
-    let listener = parts.listener;
-    if (listener && (listener.protocol !== protocol || listener.protocol_port !== spec.port)) {
-      const old = listener.id;
-      await this.change(lb.id, spec.id, () => this.client.delete('load-balancer', `/lbaas/listeners/${old}`));
-      listener = null;
-    }
+  private async ensureOctaviaListener(lb: OctaviaLoadBalancer, listener: OctaviaListener | null, pool: OctaviaPool, spec: ListenerSpec): Promise<OctaviaListener> {
+    const isDefault = spec.protocol === 'tcp' || hostsOf(spec).includes(ANY_HOST);
     if (!listener) {
-      listener = await this.change(
+      return this.change(
         lb.id,
         spec.id,
-        async () => {
-          const made = await this.client.post<{ listener: OctaviaListener }>('load-balancer', '/lbaas/listeners', {
-            listener: { loadbalancer_id: lb.id, protocol, protocol_port: spec.port, name: MARK.name(spec.id), default_pool_id: defaultPool, tags },
-          });
-          return made.listener;
-        },
+        async () =>
+          (
+            await this.client.post<{ listener: OctaviaListener }>('load-balancer', '/lbaas/listeners', {
+              listener: {
+                loadbalancer_id: lb.id,
+                protocol: PROTOCOL[spec.protocol],
+                protocol_port: spec.port,
+                name: `${MARK.addressName(spec.address)}-${spec.port}`,
+                default_pool_id: isDefault ? pool.id : null,
+                tags: [MARK.managedTag],
+              },
+            })
+          ).listener,
         { resend: false },
       );
-    } else if (listener.default_pool_id !== defaultPool || !sameTags(listener.tags, tags)) {
-      const id = listener.id;
-      await this.change(lb.id, spec.id, () => this.client.put('load-balancer', `/lbaas/listeners/${id}`, { listener: { default_pool_id: defaultPool, tags } }));
     }
-    await this.ensureHostPolicy(lb, listener, pool, spec.id, byHost ? hosts : []);
+    const wanted = isDefault ? pool.id : listener.default_pool_id === pool.id ? null : listener.default_pool_id;
+    if (listener.default_pool_id !== wanted) {
+      const listenerId = listener.id;
+      await this.change(lb.id, spec.id, () => this.client.put('load-balancer', `/lbaas/listeners/${listenerId}`, { listener: { default_pool_id: wanted } }));
+    }
+    return listener;
   }
 
-  /** One policy, one rule: the Host header matches one of `hosts` (a regular expression of them, in Octavia's HOST_NAME rule). None: no policy. */
+  /**
+   * The id's one policy on the listener, one rule: the Host header matches
+   * one of `hosts` (a regular expression of them, in Octavia's HOST_NAME
+   * rule). None: no policy. Other ids' policies on the listener are theirs.
+   */
   private async ensureHostPolicy(lb: OctaviaLoadBalancer, listener: OctaviaListener, pool: OctaviaPool, id: string, hosts: string[]): Promise<void> {
-    const { l7policies } = await this.client.get<{ l7policies: OctaviaPolicy[] }>('load-balancer', '/lbaas/l7policies', { query: { listener_id: listener.id } });
+    const mine = (await this.policiesOf(listener.id)).filter((p) => p.name === MARK.name(id) || p.redirect_pool_id === pool.id);
     const value = hosts.length > 0 ? `^(${hosts.map((h) => h.replace(/[.]/g, '\\.')).join('|')})$` : null;
     let kept: OctaviaPolicy | null = null;
-    for (const policy of l7policies) {
+    for (const policy of mine) {
       if (value && !kept) {
         kept = policy;
         continue;
@@ -471,7 +539,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         async () =>
           (
             await this.client.post<{ l7policy: OctaviaPolicy }>('load-balancer', '/lbaas/l7policies', {
-              l7policy: { listener_id: listener.id, action: 'REDIRECT_TO_POOL', redirect_pool_id: pool.id, position: 1, name: MARK.name(id) },
+              l7policy: { listener_id: listener.id, action: 'REDIRECT_TO_POOL', redirect_pool_id: pool.id, name: MARK.name(id) },
             })
           ).l7policy,
         { resend: false },
@@ -501,19 +569,28 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
    * 409 "immutable" (another worker's change under way) is waited out and
    * the change sent again when it is safe to repeat (an update, a delete,
    * a member: Octavia refuses a second of one address and port); a create
-   * throws it, for the caller to look again first.
+   * throws it, for the caller to look again first. With `gone`, a change
+   * that takes something away: sent also to a load balancer in ERROR,
+   * skipped on one that is going (its cascade takes everything), and done
+   * when what it takes is gone already (404).
    */
-  private async change<T>(lbId: string, listenerId: string, send: () => Promise<T>, { resend = true } = {}): Promise<T> {
+  private async change<T>(lbId: string, listenerId: string, send: () => Promise<T>, opts?: { resend?: boolean }): Promise<T>;
+  private async change(lbId: string, listenerId: string, send: () => Promise<unknown>, opts: { gone: true }): Promise<void>;
+  private async change<T>(lbId: string, listenerId: string, send: () => Promise<T>, { resend = true, gone = false } = {}): Promise<T | void> {
     const deadline = Date.now() + this.waitMs;
+    const ready = async () => (gone ? (await this.settled(lbId, listenerId)) !== null : (await this.active(lbId, listenerId), true));
     for (;;) {
-      await this.active(lbId, listenerId);
+      if (!(await ready())) return;
       try {
         const result = await send();
-        await this.active(lbId, listenerId);
+        await ready();
         return result;
       } catch (err) {
+        if (gone && err instanceof OpenStackError && err.status === 404) return;
         if (!(err instanceof OpenStackError && err.status === 409 && IMMUTABLE.test(err.message))) throw err;
         if (!resend || Date.now() > deadline) throw err;
+        // A load balancer in ERROR is not waited for (`gone`): no sending again at once.
+        await sleep(this.pollMs);
       }
     }
   }
@@ -524,8 +601,8 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       `the load balancer of ${listenerId} to be ACTIVE`,
       async () => {
         const lb = await this.lbById(lbId);
-        if (!lb || lb.provisioning_status === 'DELETED' || lb.provisioning_status === 'PENDING_DELETE') {
-          // Deleted under this run (a delete, or a racing run that kept another copy): the next run looks again.
+        if (!lb || !live(lb)) {
+          // Deleted under this run (the last id of its address deleted, or a racing run that kept another copy): the next run looks again.
           throw new DriverError('retryable', `the load balancer of ${listenerId} is being deleted`);
         }
         if (lb.provisioning_status === 'ERROR') throw lbInError(lb, listenerId);
@@ -536,25 +613,50 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     );
   }
 
-  /** Waits (bounded) until no change of the load balancer is under way (ACTIVE or ERROR): what a delete needs. */
-  private async settled(lbId: string, listenerId: string): Promise<void> {
-    await until(
+  /** Waits (bounded) until no change of the load balancer is under way (ACTIVE or ERROR): what a delete needs. Null once it is going or gone. */
+  private async settled(lbId: string, listenerId: string): Promise<OctaviaLoadBalancer | null> {
+    const seen = await until(
       `the load balancer of ${listenerId} to settle`,
       async () => {
         const lb = await this.lbById(lbId);
-        return !lb || !lb.provisioning_status.startsWith('PENDING_') || lb.provisioning_status === 'PENDING_DELETE';
+        return (!lb || !live(lb) || !lb.provisioning_status.startsWith('PENDING_')) && { lb: lb && live(lb) ? lb : null };
       },
       this.waitMs,
       this.pollMs,
     );
+    return seen.lb;
+  }
+
+  /**
+   * Deletes the load balancer once no listener id uses it: the address is
+   * given back. Looked at again after every wait, so what another id's run
+   * made meanwhile keeps it; a run that made its pool just before the
+   * delete finds it going (retryable), and its retry makes another.
+   */
+  private async giveBack(lbId: string, listenerId: string): Promise<void> {
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const lb = await this.settled(lbId, listenerId);
+      if (!lb) return;
+      const { listeners, pools } = await this.look(lb);
+      if (listeners.some(live) || pools.some(live)) return;
+      try {
+        await this.deleteLb(lbId);
+        return;
+      } catch (err) {
+        // A change still under way (its delete answers `Invalid state PENDING_UPDATE of loadbalancer resource …`): waited out.
+        if (!(err instanceof OpenStackError && err.status === 409 && (IMMUTABLE.test(err.message) || /PENDING_/.test(err.message))) || Date.now() > deadline) throw err;
+        await sleep(this.pollMs);
+      }
+    }
   }
 
   private async deleteLb(lbId: string): Promise<void> {
     try {
       await this.client.delete('load-balancer', `/lbaas/loadbalancers/${lbId}`, { query: { cascade: true } });
     } catch (err) {
-      // Already on its way out (PENDING_DELETE): what was asked.
-      if (!(err instanceof OpenStackError && err.status === 409 && /PENDING_DELETE/.test(err.message))) throw err;
+      // Already on its way out (PENDING_DELETE) or gone: what was asked.
+      if (!(err instanceof OpenStackError && (err.status === 404 || (err.status === 409 && /PENDING_DELETE/.test(err.message))))) throw err;
     }
   }
 
@@ -567,50 +669,64 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     }
   }
 
-  /** The load balancers of the listener id (name and tag); those on their way out only when asked. */
-  private async lbsOf(id: string, dying = false): Promise<OctaviaLoadBalancer[]> {
+  /** The load balancer of the address (its VIP, name and tag); copies a racing create made are deleted, the oldest stays. */
+  private async lbAt(address: string): Promise<OctaviaLoadBalancer | null> {
     const { loadbalancers } = await this.client.get<{ loadbalancers: OctaviaLoadBalancer[] }>('load-balancer', '/lbaas/loadbalancers', {
-      query: { name: MARK.name(id) },
+      query: { tags: MARK.managedTag, vip_address: address },
     });
-    return loadbalancers.filter((lb) => idOf(lb) === id && (dying ? lb.provisioning_status !== 'DELETED' : live(lb)));
-  }
-
-  /** The load balancer of the listener id; copies a racing repeat made are deleted, the oldest stays. */
-  private async lbOf(id: string): Promise<OctaviaLoadBalancer | null> {
-    const lbs = await this.lbsOf(id);
+    const lbs = loadbalancers.filter((lb) => lb.vip_address === address && lb.name === MARK.addressName(address) && (lb.tags ?? []).includes(MARK.addressTag(address)) && live(lb));
     if (lbs.length === 0) return null;
     const kept = keeper(lbs, (lb) => lb.created_at);
     for (const extra of lbs) if (extra.id !== kept.id && !extra.provisioning_status.startsWith('PENDING_')) await this.deleteLb(extra.id);
     return kept;
   }
 
-  /** Its Octavia listener and pool (the first of each: the driver makes one). */
-  private async parts(lb: OctaviaLoadBalancer): Promise<Parts> {
+  /** The load balancer a pool is on, unless it is going. */
+  private async lbOfPool(pool: OctaviaPool): Promise<OctaviaLoadBalancer | null> {
+    const lb = pool.loadbalancers[0] ? await this.lbById(pool.loadbalancers[0].id) : null;
+    return lb && live(lb) ? lb : null;
+  }
+
+  private async look(lb: OctaviaLoadBalancer): Promise<Look> {
     const [{ listeners }, { pools }] = await Promise.all([
       this.client.get<{ listeners: OctaviaListener[] }>('load-balancer', '/lbaas/listeners', { query: { loadbalancer_id: lb.id } }),
       this.client.get<{ pools: OctaviaPool[] }>('load-balancer', '/lbaas/pools', { query: { loadbalancer_id: lb.id } }),
     ]);
-    return {
-      lb,
-      listener: listeners[0] ?? null,
-      pool: pools.length > 0 ? keeper(pools, (p) => p.created_at) : null,
-      extraPools: pools.filter((p) => pools.length > 1 && p.id !== keeper(pools, (k) => k.created_at).id),
-    };
+    return { lb, listeners, pools };
   }
 
-  /** The load balancer and pool a backend change needs; a listener that is not there is not_found, one still being made retryable. */
+  private async listenerById(listenerId: string): Promise<OctaviaListener | null> {
+    try {
+      return (await this.client.get<{ listener: OctaviaListener }>('load-balancer', `/lbaas/listeners/${listenerId}`)).listener;
+    } catch (err) {
+      if (err instanceof OpenStackError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  private async policiesOf(listenerId: string): Promise<OctaviaPolicy[]> {
+    return (await this.client.get<{ l7policies: OctaviaPolicy[] }>('load-balancer', '/lbaas/l7policies', { query: { listener_id: listenerId } })).l7policies;
+  }
+
+  /** The pools of the listener id (name and tag), on any load balancer; those on their way out only when asked. */
+  private async poolsOf(id: string, dying = false): Promise<OctaviaPool[]> {
+    const { pools } = await this.client.get<{ pools: OctaviaPool[] }>('load-balancer', '/lbaas/pools', { query: { name: MARK.name(id) } });
+    return pools.filter((p) => idOfPool(p) === id && (dying ? p.provisioning_status !== 'DELETED' : live(p)));
+  }
+
+  /** The id's pool: the oldest, as every run picks (reconcile deletes the copies). */
+  private async poolOf(id: string): Promise<OctaviaPool | null> {
+    const pools = await this.poolsOf(id);
+    return pools.length > 0 ? keeper(pools, (p) => p.created_at) : null;
+  }
+
+  /** The load balancer and pool a backend change needs; a listener that is not there is not_found. */
   private async required(listenerId: string): Promise<{ lb: OctaviaLoadBalancer; pool: OctaviaPool }> {
-    const lb = await this.lbOf(listenerId);
-    if (!lb) throw new DriverError('not_found', `listener ${listenerId} does not exist`);
+    const pool = await this.poolOf(listenerId);
+    const lb = pool && (await this.lbOfPool(pool));
+    if (!pool || !lb) throw new DriverError('not_found', `listener ${listenerId} does not exist`);
     if (lb.provisioning_status === 'ERROR') throw lbInError(lb, listenerId);
-    const { pool } = await this.parts(lb);
-    if (!pool) throw new DriverError('retryable', `listener ${listenerId} is still being made`);
     return { lb, pool };
-  }
-
-  private async members(lb: OctaviaLoadBalancer): Promise<OctaviaMember[]> {
-    const { pool } = await this.parts(lb);
-    return pool ? this.poolMembers(pool.id) : [];
   }
 
   private async poolMembers(poolId: string): Promise<OctaviaMember[]> {
@@ -619,14 +735,39 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 }
 
-function idOf(lb: OctaviaLoadBalancer): string | null {
-  const tag = (lb.tags ?? []).find((t) => t.startsWith(MARK.idTag('')));
-  const id = tag?.slice(MARK.idTag('').length) ?? null;
-  return id !== null && lb.name === MARK.name(id) ? id : null;
+/** Throws portTaken's refusal when another listener id holds the spec's port on the load balancer (as its pool's tags say). */
+function refuseTaken(spec: ListenerSpec, pools: OctaviaPool[]): void {
+  for (const pool of pools) {
+    const id = idOfPool(pool);
+    if (id === null || !live(pool)) continue;
+    const other = { id, address: spec.address, port: portOf(pool) ?? 0, protocol: pool.protocol === 'HTTP' ? ('http' as const) : ('tcp' as const), hosts: hostTags(pool) };
+    const taken = portTaken(spec, other);
+    if (taken) throw new DriverError('invalid', taken);
+  }
 }
 
-function live(lb: OctaviaLoadBalancer): boolean {
-  return lb.provisioning_status !== 'PENDING_DELETE' && lb.provisioning_status !== 'DELETED';
+/** The listener id a pool is of (its name and tag), or null. */
+function idOfPool(pool: OctaviaPool): string | null {
+  const tag = (pool.tags ?? []).find((t) => t.startsWith(MARK.idTag('')));
+  const id = tag?.slice(MARK.idTag('').length) ?? null;
+  return id !== null && pool.name === MARK.name(id) ? id : null;
+}
+
+function portOf(pool: OctaviaPool): number | null {
+  const tag = (pool.tags ?? []).find((t) => t.startsWith(PORT_TAG));
+  return tag ? Number(tag.slice(PORT_TAG.length)) : null;
+}
+
+function hostTags(pool: OctaviaPool): string[] {
+  return (pool.tags ?? []).filter((t) => t.startsWith(HOST_TAG)).map((t) => t.slice(HOST_TAG.length));
+}
+
+function hostsOf(spec: ListenerSpec): string[] {
+  return [...new Set(spec.hosts ?? [])].sort();
+}
+
+function live(o: { provisioning_status: string }): boolean {
+  return o.provisioning_status !== 'PENDING_DELETE' && o.provisioning_status !== 'DELETED';
 }
 
 function lbInError(lb: OctaviaLoadBalancer, listenerId: string): DriverError {

@@ -15,6 +15,9 @@ export const MARK = {
   /** Nova tag carrying the resource id (tags may not hold `/` or `,`; at most 60 characters). */
   idTag: (id: string) => `stratus-id:${id}`,
   name: (id: string) => `stratus-${id}`,
+  /** Name and tag of what the provider makes for an address rather than a resource (an Octavia load balancer, its VIP). */
+  addressName: (address: string) => `stratus-address-${address}`,
+  addressTag: (address: string) => `stratus-address:${address}`,
 };
 
 export interface NovaServer {

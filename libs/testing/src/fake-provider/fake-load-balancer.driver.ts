@@ -1,4 +1,4 @@
-import { BackendSpec, BackendState, DriverError, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
+import { BackendSpec, BackendState, DriverError, invalidBackend, invalidListener, ListenerSpec, LoadBalancerDriver, ObservedListener, portTaken } from '@stratus/providers';
 import { existsSync, readFileSync } from 'node:fs';
 import { FakeControl } from './fake-control';
 
@@ -46,6 +46,10 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     await this.control.delay();
     const invalid = invalidListener(spec);
     if (invalid) throw new DriverError('invalid', invalid);
+    for (const other of this.listeners.values()) {
+      const taken = portTaken(spec, other.spec);
+      if (taken) throw new DriverError('invalid', taken);
+    }
     const listener = this.listeners.get(spec.id);
     if (listener) listener.spec = spec;
     else this.listeners.set(spec.id, { spec, backends: new Map() });
