@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { DriverError } from './driver-error';
 
 /**
  * How a balancer decides a backend can take connections: a TCP connect, or
@@ -140,19 +141,24 @@ export function invalidListener(l: ListenerSpec): string | null {
 }
 
 /**
- * Why `l` cannot listen beside `other`, another id's listener, or null:
- * what a driver refuses as `invalid`, naming the holder, before it changes
- * anything. A port serves one protocol; a TCP port, one listener; an HTTP
- * port, one listener with ANY_HOST. (A balancer that serves the newer of
- * two instead, as the local gateway does for a route made again on its
- * port, may take both.)
+ * Why `l` cannot listen beside `other`, another id's listener, as the
+ * error a driver throws before it changes anything (naming the holder), or
+ * null. A port serves one protocol, and an HTTP port one listener with
+ * ANY_HOST: `invalid`. A TCP port serves one listener: `retryable`, since
+ * the holder is on its way out where ports are handed out one to a
+ * listener (a gateway route deleted and made again on its port before its
+ * old listener's delete ran), and a caller that retries takes the port
+ * once it is free. (A balancer that serves the newer of two instead, as
+ * the local gateway does, may take both.)
  */
-export function portTaken(l: ListenerSpec, other: Pick<ListenerSpec, 'id' | 'address' | 'port' | 'protocol' | 'hosts'>): string | null {
+export function portTaken(l: ListenerSpec, other: Pick<ListenerSpec, 'id' | 'address' | 'port' | 'protocol' | 'hosts'>): DriverError | null {
   if (other.id === l.id || other.address !== l.address || other.port !== l.port) return null;
   const where = `${l.address}:${l.port} is listener ${other.id}'s (${other.protocol})`;
-  if (other.protocol !== l.protocol) return `${where}: a port serves one protocol`;
-  if (l.protocol === 'tcp') return `${where}: a tcp port serves one listener`;
-  if ((l.hosts ?? []).includes(ANY_HOST) && (other.hosts ?? []).includes(ANY_HOST)) return `${where}, which already takes every Host name no other listener there has`;
+  if (other.protocol !== l.protocol) return new DriverError('invalid', `${where}: a port serves one protocol`);
+  if (l.protocol === 'tcp') return new DriverError('retryable', `${where}: a tcp port serves one listener`);
+  if ((l.hosts ?? []).includes(ANY_HOST) && (other.hosts ?? []).includes(ANY_HOST)) {
+    return new DriverError('invalid', `${where}, which already takes every Host name no other listener there has`);
+  }
   return null;
 }
 

@@ -110,7 +110,7 @@ export class LocalLoadBalancerDriver implements LoadBalancerDriver {
     if (router !== 'gateway') {
       for (const other of await this.onPort(spec)) {
         const taken = portTaken(spec, other);
-        if (taken) throw new DriverError('invalid', taken);
+        if (taken) throw taken;
       }
     }
     const certificate = spec.tls?.certificateId ?? null;

@@ -48,7 +48,7 @@ export class FakeLoadBalancerDriver implements LoadBalancerDriver {
     if (invalid) throw new DriverError('invalid', invalid);
     for (const other of this.listeners.values()) {
       const taken = portTaken(spec, other.spec);
-      if (taken) throw new DriverError('invalid', taken);
+      if (taken) throw taken;
     }
     const listener = this.listeners.get(spec.id);
     if (listener) listener.spec = spec;
