@@ -214,7 +214,9 @@ export class AppConfig {
    * (true on a real cloud: a database is ready once its engine answers there
    * with the credential applied). false is a simulation for a cloud without
    * a data path (Nova's fake virt driver boots nothing): a database is then
-   * ready when Nova says ACTIVE. Only the test cloud sets it.
+   * ready when Nova says ACTIVE, and a load balancer's member (a cluster's)
+   * counts as up once Octavia took it, as its checks reach nothing. Only the
+   * test cloud sets it.
    */
   @Transform(toBool)
   @IsBoolean()

@@ -91,6 +91,13 @@ export interface OpenStackLoadBalancerOptions {
   waitMs?: number;
   /** Between two looks at a load balancer's provisioning_status. */
   pollMs?: number;
+  /**
+   * Whether Octavia's health checks reach the members (OPENSTACK_DATA_PATH;
+   * true on a real cloud). false is the simulation for a cloud without a data
+   * path, whose Octavia checks nothing and leaves every member OFFLINE: a
+   * member Octavia took (ACTIVE) then counts as up.
+   */
+  dataPath?: boolean;
 }
 
 /** Octavia counts a member's checks from 1 to 10 (MIN_HM_RETRIES, MAX_HM_RETRIES). */
@@ -125,11 +132,11 @@ const PROTOCOL = { tcp: 'TCP', http: 'HTTP' } as const;
  * port is one id's; an HTTP id's names are one L7 policy (a Host header
  * rule) that sends them to its pool, and with ANY_HOST among them its pool
  * is the default and takes every other name. A port another id holds
- * (portTaken, as the pools' tags say) is refused before anything is
- * changed. Deleting an id takes its pool and policy; an Octavia listener
- * left serving nothing goes, and a load balancer left with nothing goes
- * too (a run of another id on it meanwhile finds it going, and its retry
- * makes another).
+ * (portTaken, as the pools' tags say) is refused (or waited for: a TCP
+ * port) before anything is changed. Deleting an id takes its pool and
+ * policy; an Octavia listener left serving nothing goes, and a load
+ * balancer left with nothing goes too (a run of another id on it meanwhile
+ * finds it going, and its retry makes another).
  *
  * The VIP is the address: on the Neutron port that holds it (the port the
  * network driver made for the resource) when there is one, else on the
@@ -154,6 +161,16 @@ const PROTOCOL = { tcp: 'TCP', http: 'HTTP' } as const;
 export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   private readonly waitMs: number;
   private readonly pollMs: number;
+  private readonly dataPath: boolean;
+  /**
+   * The operation under way on each load balancer (by its address) in this
+   * process, which the next one waits for: Octavia's API checks an
+   * object's state before it commits, so two changes sent at once to one
+   * load balancer can both pass (a pool deleted twice, a monitor made on a
+   * pool being deleted); its worker then fails the second, and the load
+   * balancer stays PENDING_UPDATE for good, refusing every change.
+   */
+  private readonly turns = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly client: OpenStackClient,
@@ -161,9 +178,14 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   ) {
     this.waitMs = opts.waitMs ?? 180_000;
     this.pollMs = opts.pollMs ?? 500;
+    this.dataPath = opts.dataPath ?? true;
   }
 
-  async ensureListener(spec: ListenerSpec): Promise<void> {
+  ensureListener(spec: ListenerSpec): Promise<void> {
+    return this.inTurn(spec.address, () => this.ensureNow(spec));
+  }
+
+  private async ensureNow(spec: ListenerSpec): Promise<void> {
     const invalid = invalidListener(spec);
     if (invalid) throw new DriverError('invalid', invalid);
     if (spec.tls) {
@@ -188,11 +210,15 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       // An address no port or subnet holds is refused before the old pool goes.
       if (!lb) await this.vip(spec.address);
       const members = await this.poolMembers(keeper(away, (p) => p.created_at).id);
-      await this.deleteListener(spec.id);
+      // (Each old load balancer in its own turn: another address's, so this one's turn, held here, is not waited for.)
+      for (const lbId of new Set(away.flatMap((p) => p.loadbalancers.map((l) => l.id)))) {
+        const old = await this.lbById(lbId);
+        if (old) await this.inTurn(old.vip_address, () => this.deleteFrom(lbId, spec.id));
+      }
       await until(`the old pool of ${spec.id} to go`, async () => (await this.poolsOf(spec.id, true)).length === 0, this.waitMs, this.pollMs);
-      await this.ensureListener(spec);
-      for (const m of members) await this.addBackend(spec.id, { address: m.address, port: m.protocol_port });
-      for (const m of members) if (m.weight === 0) await this.drainBackend(spec.id, { address: m.address, port: m.protocol_port });
+      await this.ensureNow(spec);
+      for (const m of members) await this.addMember(spec.id, { address: m.address, port: m.protocol_port });
+      for (const m of members) if (m.weight === 0) await this.drainNow(spec.id, { address: m.address, port: m.protocol_port });
       return;
     }
     if (!lb) {
@@ -216,7 +242,10 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         await this.reconcile(lb.id, spec);
         return;
       } catch (err) {
-        const seenAgain = err instanceof OpenStackError && (err.status === 404 || (err.status === 409 && (IMMUTABLE.test(err.message) || ALREADY.test(err.message))));
+        // (A 404 may come as gone404's retryable error: its cause is Octavia's answer.)
+        const answer = err instanceof DriverError && err.cause instanceof OpenStackError ? err.cause : err;
+        const seenAgain =
+          answer instanceof OpenStackError && (answer.status === 404 || (answer.status === 409 && (IMMUTABLE.test(answer.message) || ALREADY.test(answer.message))));
         if (!seenAgain || Date.now() > deadline) throw err;
       }
     }
@@ -274,27 +303,41 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     const lbIds = new Set<string>();
     for (const pool of await this.poolsOf(id)) for (const { id: lbId } of pool.loadbalancers) lbIds.add(lbId);
     for (const lbId of lbIds) {
-      // A load balancer being changed refuses a delete (409): what goes is deleted once it is ACTIVE or in ERROR.
-      const lb = await this.settled(lbId, id);
-      if (!lb) continue;
-      const look = await this.look(lb);
-      const mine = look.pools.filter((p) => idOfPool(p) === id && live(p));
-      await this.unlink(
-        look,
-        id,
-        mine.map((p) => p.id),
-        [],
-        null,
-      );
-      // Its monitor and members go with it.
-      for (const pool of mine) await this.change(lbId, id, () => this.client.delete('load-balancer', `/lbaas/pools/${pool.id}`), { gone: true });
-      await this.giveBack(lbId, id);
+      const lb = await this.lbById(lbId);
+      if (lb) await this.inTurn(lb.vip_address, () => this.deleteFrom(lbId, id));
     }
+  }
+
+  /** Takes the id's pools and policy off one load balancer, and gives back what it left serving nothing. */
+  private async deleteFrom(lbId: string, id: string): Promise<void> {
+    // A load balancer being changed refuses a delete (409): what goes is deleted once it is ACTIVE or in ERROR.
+    const lb = await this.settled(lbId, id);
+    if (!lb) return;
+    const look = await this.look(lb);
+    const mine = look.pools.filter((p) => idOfPool(p) === id && live(p));
+    await this.unlink(
+      look,
+      id,
+      mine.map((p) => p.id),
+      [],
+      null,
+    );
+    // Its monitor and members go with it.
+    for (const pool of mine) await this.change(lbId, id, () => this.client.delete('load-balancer', `/lbaas/pools/${pool.id}`), { gone: true });
+    await this.giveBack(lbId, id);
   }
 
   async addBackend(listenerId: string, backend: BackendSpec): Promise<void> {
     const invalid = invalidBackend(backend);
     if (invalid) throw new DriverError('invalid', invalid);
+    await this.inTurnOf(listenerId, () => this.addMember(listenerId, backend));
+  }
+
+  private addMember(listenerId: string, backend: BackendSpec): Promise<void> {
+    return gone404(() => this.addMemberNow(listenerId, backend), `the pool of listener ${listenerId}`);
+  }
+
+  private async addMemberNow(listenerId: string, backend: BackendSpec): Promise<void> {
     const { lb, pool } = await this.required(listenerId);
     const member = (await this.poolMembers(pool.id)).find((m) => same(m, backend));
     if (member) {
@@ -322,19 +365,30 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       if (!(err instanceof OpenStackError && err.status === 409 && ALREADY.test(err.message))) throw err;
       const theirs = (await this.poolMembers(pool.id)).find((m) => same(m, backend) && m.provisioning_status !== 'PENDING_DELETE');
       if (!theirs) throw new DriverError('retryable', `backend ${backend.address}:${backend.port} of listener ${listenerId} is still being removed`);
-      if (theirs.weight !== ACTIVE_WEIGHT) await this.addBackend(listenerId, backend);
+      if (theirs.weight !== ACTIVE_WEIGHT) await this.addMemberNow(listenerId, backend);
     }
   }
 
-  async drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+  drainBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    return this.inTurnOf(listenerId, () => this.drainNow(listenerId, backend));
+  }
+
+  private async drainNow(listenerId: string, backend: BackendSpec): Promise<void> {
     const { lb, pool } = await this.required(listenerId);
     const member = (await this.poolMembers(pool.id)).find((m) => same(m, backend));
     if (!member) throw new DriverError('not_found', `listener ${listenerId} has no backend ${backend.address}:${backend.port}`);
     if (member.weight === 0) return;
-    await this.change(lb.id, listenerId, () => this.client.put('load-balancer', `/lbaas/pools/${pool.id}/members/${member.id}`, { member: { weight: 0 } }));
+    await gone404(
+      () => this.change(lb.id, listenerId, () => this.client.put('load-balancer', `/lbaas/pools/${pool.id}/members/${member.id}`, { member: { weight: 0 } })),
+      `backend ${backend.address}:${backend.port} of listener ${listenerId}`,
+    );
   }
 
-  async removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+  removeBackend(listenerId: string, backend: BackendSpec): Promise<void> {
+    return this.inTurnOf(listenerId, () => this.removeNow(listenerId, backend));
+  }
+
+  private async removeNow(listenerId: string, backend: BackendSpec): Promise<void> {
     const pool = await this.poolOf(listenerId);
     const lb = pool && (await this.lbOfPool(pool));
     if (!pool || !lb) return;
@@ -357,7 +411,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
       address: m.address,
       port: m.protocol_port,
       state: m.provisioning_status === 'PENDING_DELETE' ? 'removing' : m.weight === 0 ? 'draining' : 'active',
-      health: m.operating_status === 'ONLINE' ? 'up' : m.operating_status === 'ERROR' ? 'down' : 'unknown',
+      health: this.health(m),
       connections: 0,
     }));
     const hosts = hostTags(pool);
@@ -389,9 +443,41 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
+  /** Runs `fn` once the operations on the load balancer of `address` before it in this process are done (see `turns`). */
+  private async inTurn<T>(address: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.turns.get(address) ?? Promise.resolve()).catch(() => undefined).then(fn);
+    const done = run.catch(() => undefined);
+    this.turns.set(address, done);
+    try {
+      return await run;
+    } finally {
+      if (this.turns.get(address) === done) this.turns.delete(address);
+    }
+  }
+
+  /** inTurn on the load balancer the listener id's pool is on (one it has none on waits for nothing: there is nothing to change). */
+  private async inTurnOf<T>(listenerId: string, fn: () => Promise<T>): Promise<T> {
+    const pool = await this.poolOf(listenerId);
+    const lb = pool && (await this.lbOfPool(pool));
+    return lb ? this.inTurn(lb.vip_address, fn) : fn();
+  }
+
+  /** What Octavia's checks say of a member (see `dataPath` for a cloud where none run). */
+  private health(m: OctaviaMember): ObservedBackend['health'] {
+    if (!this.dataPath) return m.provisioning_status === 'ACTIVE' ? 'up' : 'unknown';
+    return m.operating_status === 'ONLINE' ? 'up' : m.operating_status === 'ERROR' ? 'down' : 'unknown';
+  }
+
   private async vip(address: string): Promise<Record<string, string>> {
-    const { ports } = await this.client.get<{ ports: Array<{ id: string }> }>('network', '/ports', { query: { fixed_ips: `ip_address=${address}` } });
-    if (ports.length === 1) return { vip_port_id: ports[0].id, vip_address: address };
+    const { ports } = await this.client.get<{ ports: Array<{ id: string; fixed_ips: Array<{ ip_address: string; subnet_id: string }> }> }>('network', '/ports', {
+      query: { fixed_ips: `ip_address=${address}` },
+    });
+    if (ports.length === 1) {
+      // The subnet named as well: Octavia's API otherwise asks its network driver for the port's subnet, which not every
+      // driver can say (its no-op one answers a port without addresses, and the create is refused with a 400).
+      const subnet = ports[0].fixed_ips.find((ip) => ip.ip_address === address)?.subnet_id;
+      return { vip_port_id: ports[0].id, vip_address: address, ...(subnet ? { vip_subnet_id: subnet } : {}) };
+    }
     const { subnets } = await this.client.get<{ subnets: Array<{ id: string; cidr: string; ip_version: number }> }>('network', '/subnets');
     const subnet = subnets.find((s) => s.ip_version === 4 && contains(s.cidr, address));
     if (!subnet) throw new DriverError('invalid', `no Neutron port holds ${address} and no subnet of the project contains it: a load balancer cannot listen there`);
@@ -730,8 +816,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   private async poolMembers(poolId: string): Promise<OctaviaMember[]> {
-    const { members } = await this.client.get<{ members: OctaviaMember[] }>('load-balancer', `/lbaas/pools/${poolId}/members`);
-    return members;
+    return gone404(async () => (await this.client.get<{ members: OctaviaMember[] }>('load-balancer', `/lbaas/pools/${poolId}/members`)).members, `pool ${poolId}`);
   }
 }
 
@@ -742,7 +827,7 @@ function refuseTaken(spec: ListenerSpec, pools: OctaviaPool[]): void {
     if (id === null || !live(pool)) continue;
     const other = { id, address: spec.address, port: portOf(pool) ?? 0, protocol: pool.protocol === 'HTTP' ? ('http' as const) : ('tcp' as const), hosts: hostTags(pool) };
     const taken = portTaken(spec, other);
-    if (taken) throw new DriverError('invalid', taken);
+    if (taken) throw taken;
   }
 }
 
@@ -768,6 +853,21 @@ function hostsOf(spec: ListenerSpec): string[] {
 
 function live(o: { provisioning_status: string }): boolean {
   return o.provisioning_status !== 'PENDING_DELETE' && o.provisioning_status !== 'DELETED';
+}
+
+/**
+ * Runs `call`; Octavia's 404 for `what` (a pool or member another run
+ * deleted between this call's look and its change: a racing run that kept
+ * another copy, or a delete) is a retryable error, for the next run to look
+ * again, rather than a terminal not_found.
+ */
+async function gone404<T>(call: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof OpenStackError && err.status === 404) throw new DriverError('retryable', `${what} went while it was being changed: ${err.message}`, { cause: err });
+    throw err;
+  }
 }
 
 function lbInError(lb: OctaviaLoadBalancer, listenerId: string): DriverError {

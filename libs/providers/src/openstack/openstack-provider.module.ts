@@ -44,7 +44,11 @@ function openStackDatabaseDriver(config: AppConfig, client: OpenStackClient): Op
     },
     { provide: VOLUME_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackVolumeDriver(c) },
     { provide: NETWORK_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackNetworkDriver(c) },
-    { provide: LOAD_BALANCER_DRIVER, inject: [OPENSTACK_CLIENT], useFactory: (c: OpenStackClient) => new OpenStackLoadBalancerDriver(c) },
+    {
+      provide: LOAD_BALANCER_DRIVER,
+      inject: [AppConfig, OPENSTACK_CLIENT],
+      useFactory: (config: AppConfig, c: OpenStackClient) => new OpenStackLoadBalancerDriver(c, { dataPath: config.OPENSTACK_DATA_PATH }),
+    },
     { provide: DATABASE_DRIVER, inject: [AppConfig, OPENSTACK_CLIENT], useFactory: openStackDatabaseDriver },
   ],
   exports: [CATALOG_DRIVER, COMPUTE_DRIVER, VOLUME_DRIVER, DATABASE_DRIVER, LOAD_BALANCER_DRIVER, NETWORK_DRIVER],
