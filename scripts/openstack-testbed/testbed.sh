@@ -8,6 +8,7 @@
 #   testbed.sh down --purge  also drop its databases and its state folder
 #                            (the Debian packages stay installed)
 #   testbed.sh status        which daemons run and which APIs answer
+#   testbed.sh repair        set Octavia objects stuck PENDING to ERROR (see cmd_repair)
 #   testbed.sh dir           the state folder (where the clouds.yaml is)
 #
 # Needs root, MariaDB on 127.0.0.1:3306 (root, empty password) and RabbitMQ
@@ -640,7 +641,29 @@ cmd_up() {
       HEAT_DOMAIN_PASSWORD=$HEAT_DOMAIN_PASSWORD $PY "$HERE/seed.py" resources "$STATE"
     echo "$seeded" >"$STATE/seeded"
   fi
+  cmd_repair
   log "up in $((SECONDS - t0)) s; clouds.yaml: $STATE/clouds.yaml (cloud stratus-testbed)"
+}
+
+# Octavia's worker fails a task whose object another request changed under
+# it (a pool deleted twice, a monitor made on a pool being deleted), and then
+# leaves its load balancer PENDING_UPDATE for good: every later change is
+# refused as immutable, and only an operator can release it (Octavia's own
+# advice is to set it to ERROR, after which its owner may delete it). With
+# the no-op drivers every change takes a second or two, so an object still
+# PENDING after STUCK_MINUTES is stuck: set to ERROR, for the runs that own it
+# to delete. Done at every `up` and by `repair` (the test setups call it).
+STUCK_MINUTES=5
+cmd_repair() {
+  need_root
+  local t n=0 changed
+  for t in load_balancer listener pool member health_monitor l7policy l7rule; do
+    changed=$(sql "UPDATE ${DB_PREFIX}octavia.$t SET provisioning_status = 'ERROR'
+      WHERE provisioning_status LIKE 'PENDING%' AND COALESCE(updated_at, created_at) < UTC_TIMESTAMP() - INTERVAL $STUCK_MINUTES MINUTE;
+      SELECT ROW_COUNT();")
+    n=$((n + changed))
+  done
+  if [ "$n" -gt 0 ]; then log "octavia: $n object(s) stuck PENDING for over $STUCK_MINUTES minutes set to ERROR"; fi
 }
 
 # nova-compute registers itself; its host is mapped to cell1 before a
@@ -700,6 +723,7 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down "${2:-}" ;;
   status) cmd_status ;;
+  repair) cmd_repair ;;
   dir) echo "$STATE" ;;
   *)
     echo "usage: $0 up | down [--purge] | status | dir" >&2

@@ -7,6 +7,7 @@ import {
   OpenStackComputeDriver,
   OpenStackDatabaseDriver,
   OpenStackError,
+  OpenStackLoadBalancerDriver,
   OpenStackNetworkDriver,
   OpenStackVolumeDriver,
   resolveCloud,
@@ -106,13 +107,19 @@ export function testbedClient(cloud = 'stratus-testbed', options: OpenStackClien
   return new OpenStackClient(testbedCloud(cloud), options);
 }
 
-/** Brings the testbed up unless every daemon of it runs already (the first time installs it: minutes). */
+/**
+ * Brings the testbed up unless every daemon of it runs already (the first
+ * time installs it: minutes); a running one is repaired (its Octavia objects
+ * stuck PENDING set to ERROR, for their owners to delete: see testbed.sh).
+ */
 export function ensureTestbedUp(): void {
   try {
     execFileSync('bash', [script(), 'status'], { stdio: 'ignore' });
   } catch {
     execFileSync('bash', [script(), 'up'], { stdio: 'inherit' });
+    return;
   }
+  execFileSync('bash', [script(), 'repair'], { stdio: 'inherit' });
 }
 
 /** The keypair `name` in Nova, for the testbed's user (made when it is not there). */
@@ -149,9 +156,10 @@ export async function testbedDatabaseServer(key: string): Promise<(NovaServer & 
 
 /**
  * What an installation on the openstack provider left in the testbed (the
- * instances, volumes and managed databases its database still lists):
- * servers, their ports and floating IPs, and volumes, deleted through the
- * provider's own drivers. An ha database the provider refused still had its
+ * instances, volumes, managed databases, routes, proxy hosts and clusters
+ * its database still lists): load balancers, servers, their ports and
+ * floating IPs, server groups and volumes, deleted through the provider's
+ * own drivers. An ha database the provider refused still had its
  * members' ports made. The testbed is shared, so only what that database
  * names goes. A database that is not there left nothing.
  */
@@ -166,10 +174,19 @@ export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<vo
   let instances: string[];
   let volumes: string[];
   let databases: Array<{ id: number; engine: DatabaseEngine; ha: boolean }>;
+  let listeners: string[];
+  let clusters: string[];
   try {
     instances = (await db.query<{ id: string }>('SELECT id FROM instances')).rows.map((r) => r.id);
     volumes = (await db.query<{ id: string }>('SELECT id FROM volumes')).rows.map((r) => r.id);
     databases = (await db.query<{ id: number; engine: DatabaseEngine; ha: boolean }>('SELECT id, engine, ha FROM managed_databases')).rows;
+    clusters = (await db.query<{ id: string }>('SELECT id FROM clusters')).rows.map((r) => r.id);
+    // The listeners the worker names after its rows (route-, host-, cluster-, clusterdns-: apps/worker/src/gateway, clusters).
+    listeners = [
+      ...(await db.query<{ id: string }>('SELECT id FROM gateway_routes')).rows.map((r) => `route-${r.id}`),
+      ...(await db.query<{ id: string }>('SELECT id FROM proxy_hosts')).rows.map((r) => `host-${r.id}`),
+      ...clusters.flatMap((id) => [`cluster-${id}`, `clusterdns-${id}`]),
+    ];
   } catch (err) {
     // A database the migrations never reached holds nothing.
     if ((err as { code?: string }).code === '42P01') return;
@@ -178,8 +195,14 @@ export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<vo
     await db.end();
   }
   const client = testbedClient();
+  const balancers = new OpenStackLoadBalancerDriver(client);
+  for (const id of listeners) await balancers.deleteListener(id);
   const compute = new OpenStackComputeDriver(client, { bootTimeoutMs: 0, network: TESTBED_NETWORK });
   const network = new OpenStackNetworkDriver(client);
+  for (const id of clusters) {
+    await network.releaseAddress(`cluster-${id}`);
+    await compute.removePlacementGroup(id);
+  }
   for (const id of instances) {
     await compute.delete(id);
     await network.releaseAddress(id);
