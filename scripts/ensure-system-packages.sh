@@ -27,6 +27,8 @@
 #   postgresql-15-postgis-3  postgis for PostgreSQL 15
 #   postgresql-15-pgaudit    pgaudit for PostgreSQL 15
 #   patroni                  high-availability PostgreSQL (ha: true): failover of three members
+#   python3-etcd             Patroni's etcd client (its package takes any store's client apt has:
+#                            with kazoo there, Patroni would find no etcd)
 #   etcd-server              the consensus store Patroni elects its leader in
 #
 # With --browser, what the browser tests drive (the test suite asks for it,
@@ -47,7 +49,7 @@ why() {
     nftables) echo "security groups and the instance boundary" ;;
     redis-server) echo "the embedded Redis, as REDIS_URL is unset" ;;
     chromium | fonts-liberation) echo "the browser tests" ;;
-    patroni | etcd-server) echo "high-availability PostgreSQL databases (ha: true)" ;;
+    patroni | python3-etcd | etcd-server) echo "high-availability PostgreSQL databases (ha: true)" ;;
     zookeeper) echo "high-availability analytics (ha: true): replicated tables" ;;
     *) echo "asked for with --all" ;;
   esac
@@ -64,7 +66,7 @@ for arg in "$@"; do
   esac
 done
 if [ -z "${REDIS_URL:-}" ] || [ -n "$ALL" ]; then PACKAGES="$PACKAGES redis-server"; fi
-[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server zookeeper mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit patroni etcd-server"
+[ -n "$ALL" ] && PACKAGES="$PACKAGES clickhouse-server zookeeper mariadb-server mariadb-client postgresql-15 postgresql-15-postgis-3 postgresql-15-pgaudit patroni python3-etcd etcd-server"
 [ -n "$BROWSER" ] && PACKAGES="$PACKAGES chromium fonts-liberation"
 
 command -v dpkg-query >/dev/null 2>&1 || { echo "[stratus] not a Debian system: install $PACKAGES (or equivalents) yourself"; exit 0; }

@@ -120,6 +120,22 @@ export function haListenerId(key: string): string {
  * secrets, logs, pid files), `etcd/` and `member-<n>/` the database user's
  * (0700), each member's `patroni.yml` 0600 in its folder.
  */
+
+/**
+ * What an ha PostgreSQL member runs, and the Debian package of each.
+ * Patroni's package depends on one of several stores' clients, and apt
+ * takes whichever is there (kazoo, when something brought ZooKeeper's):
+ * Patroni then finds no etcd and stops at its start, so python3-etcd, the
+ * client its etcd store imports, is asked for by name.
+ */
+function haTools(): Array<{ name: string; package: string; present: () => boolean }> {
+  return [
+    { name: 'patroni', package: 'patroni', present: () => findExecutable('patroni') !== null },
+    { name: "Patroni's etcd client (python3-etcd)", package: 'python3-etcd', present: () => existsSync('/usr/lib/python3/dist-packages/etcd/__init__.py') },
+    { name: 'etcd', package: 'etcd-server', present: () => findExecutable('etcd') !== null },
+  ];
+}
+
 export class PostgresHa {
   /** When each part was first seen dead, for RESTART_LEADER_AFTER_MS. */
   private readonly downSince = new Map<string, number>();
@@ -131,17 +147,19 @@ export class PostgresHa {
     return existsSync(join(this.opts.dir, key, HA_STATE));
   }
 
-  /** What the host lacks for an ha database of `spec`, or null: Patroni and etcd, and a PostgreSQL build with pg_basebackup and pg_rewind. */
+  /** What the host lacks for an ha database of `spec`, or null: Patroni, its etcd client, and etcd, and a PostgreSQL build with pg_basebackup and pg_rewind. */
   missing(spec: DatabaseServerSpec): string | null {
-    const tools = ['patroni', 'etcd'].filter((bin) => !findExecutable(bin));
-    if (tools.length) return `${tools.join(' and ')} ${tools.length > 1 ? 'are' : 'is'} not installed on this host`;
+    const tools = haTools().filter((t) => !t.present());
+    if (tools.length) return `${tools.map((t) => t.name).join(' and ')} ${tools.length > 1 ? 'are' : 'is'} not installed on this host`;
     const chosen = this.distribution(spec);
     return typeof chosen === 'string' ? chosen : null;
   }
 
-  /** Patroni and etcd from Debian; null when those are there (a PostgreSQL build it lacks is not something this host's packages supply). */
+  /** Patroni, its etcd client and etcd from Debian; null when those are there (a PostgreSQL build it lacks is not something this host's packages supply). */
   packagesFor(): PackageNeed | null {
-    const packages = [findExecutable('patroni') ? null : 'patroni', findExecutable('etcd') ? null : 'etcd-server'].filter((p): p is string => p !== null);
+    const packages = haTools()
+      .filter((t) => !t.present())
+      .map((t) => t.package);
     return packages.length ? { packages, why: 'the first high-availability PostgreSQL database on this host' } : null;
   }
 
@@ -575,6 +593,11 @@ postgresql:
   pgpass: ${q(join(memberDir, 'pgpass'))}
   use_unix_socket: true
   use_unix_socket_repl: false
+  # A replica's clone asks for an immediate checkpoint: two members cloned at
+  # once otherwise wait for the second's spread one (up to 90 % of
+  # checkpoint_timeout, over four minutes), past the create's deadline.
+  basebackup:
+    - checkpoint: fast
   authentication:
     superuser:
       username: postgres
