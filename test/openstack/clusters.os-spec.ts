@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { MARK, OpenStackLoadBalancerDriver, serversOf } from '@stratus/providers';
-import { createTenant, HttpClient, resetTestInstallation, testbedClient, testbedInstallation, testConfig, testDataSource, TestStack, waitFor } from '@stratus/testing';
+import {
+  createTenant,
+  HttpClient,
+  releaseTestbedResourcesOf,
+  resetTestInstallation,
+  testbedClient,
+  testbedInstallation,
+  testConfig,
+  testDataSource,
+  TestStack,
+  waitFor,
+} from '@stratus/testing';
 
 /**
  * Autoscaling clusters on PROVIDER=openstack, end to end: the compiled api
@@ -45,6 +56,8 @@ describe('clusters on the openstack provider (testbed)', () => {
   afterAll(async () => {
     await stack?.stop();
     await db?.destroy();
+    // What a failed test left in the shared testbed (servers, load balancers, ports, the server group).
+    await releaseTestbedResourcesOf(overrides.DATABASE_URL);
     await cloud.delete('compute', `/os-keypairs/${keypair}`);
   });
 
@@ -173,5 +186,7 @@ describe('clusters on the openstack provider (testbed)', () => {
     await waitFor('its members to be gone', async () => (await cluster(created.body.id)).members.length === 0, { timeoutMs: 180_000, intervalMs: 1_000 });
     for (const m of failed.members) expect(await serversOf(cloud, m.instance_id)).toEqual([]);
     expect((await api.delete(`/v1/clusters/${created.body.id}`)).status).toBe(204);
+    await waitFor('the cluster to be gone', async () => (await api.get(`/v1/clusters/${created.body.id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
+    expect(await octavia.observe(`cluster-${created.body.id}`)).toBeNull();
   }, 400_000);
 });
