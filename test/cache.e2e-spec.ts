@@ -8,6 +8,7 @@ import {
   inCatalogNetwork,
   itReal,
   providerUnderTest,
+  spareRedisHeld,
   tcpConnectOutcome,
   useSuite,
   waitForDatabase,
@@ -50,6 +51,8 @@ describe(`managed cache (/v1/cache, Redis) on the ${providerUnderTest()} provide
   const create = (body: Record<string, unknown>) => createManaged(s.api, 'cache', body);
 
   it('creates Redis 7, answers with the password once, serves it, and refuses connections after delete', async () => {
+    // The claim of a spare is checked below: the worker starts its spares after it boots, and a busy machine takes seconds.
+    await whenReal(() => spareRedisHeld(s.stack.env.DATA_DIR));
     const created = await create({ name: 'sessions' });
     expect(created.headers.get('retry-after')).toBe('15');
     expect(created.body).toEqual({

@@ -170,6 +170,40 @@ export function databaseServersUnder(dir: string): Map<string, number> {
   return found;
 }
 
+/**
+ * Waits (bounded) until the worker holds a started spare Redis (the local
+ * provider's DATABASE_SPARES): one whose socket answers with two clients
+ * on it, this look and the worker's link, which it opens as it puts the
+ * spare in its pool. A cache created before that starts a server of its
+ * own, so a test of the claim waits for it first.
+ */
+export async function spareRedisHeld(dir: string, timeoutMs = 120_000): Promise<void> {
+  await waitFor(
+    "the worker's spare Redis to be up",
+    async () => {
+      for (const key of databaseServersUnder(dir).keys()) {
+        if (!key.startsWith('spare-redis-')) continue;
+        const info = await askUnixRedis(join(dir, 'databases', key, 'run', 'redis.sock'), 'INFO clients');
+        if (Number(/connected_clients:(\d+)/.exec(info ?? '')?.[1] ?? 0) >= 2) return true;
+      }
+      return false;
+    },
+    { timeoutMs, intervalMs: 200 },
+  );
+}
+
+/** The reply to one inline Redis command on the unix socket `path` (read until it goes quiet), or null when nothing answers. */
+function askUnixRedis(path: string, command: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    let reply = '';
+    const socket = connect({ path }, () => socket.write(`${command}\r\nQUIT\r\n`));
+    socket.setTimeout(2_000, () => socket.destroy());
+    socket.on('data', (chunk) => (reply += chunk.toString()));
+    socket.on('close', () => resolve(reply || null));
+    socket.on('error', () => resolve(null));
+  });
+}
+
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */
 export function killDatabaseServersUnder(dir: string): number {
   const servers = join(dir, 'databases');
