@@ -15,7 +15,7 @@ import {
 } from '../load-balancer.driver';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { keeper, MARK, until } from './openstack-resources';
+import { foundOrNull, keeper, MARK, until } from './openstack-resources';
 
 interface OctaviaLoadBalancer {
   id: string;
@@ -747,12 +747,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   private async lbById(lbId: string): Promise<OctaviaLoadBalancer | null> {
-    try {
-      return (await this.client.get<{ loadbalancer: OctaviaLoadBalancer }>('load-balancer', `/lbaas/loadbalancers/${lbId}`)).loadbalancer;
-    } catch (err) {
-      if (err instanceof OpenStackError && err.status === 404) return null;
-      throw err;
-    }
+    return foundOrNull(async () => (await this.client.get<{ loadbalancer: OctaviaLoadBalancer }>('load-balancer', `/lbaas/loadbalancers/${lbId}`)).loadbalancer);
   }
 
   /** The load balancer of the address (its VIP, name and tag); copies a racing create made are deleted, the oldest stays. */
@@ -782,12 +777,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   private async listenerById(listenerId: string): Promise<OctaviaListener | null> {
-    try {
-      return (await this.client.get<{ listener: OctaviaListener }>('load-balancer', `/lbaas/listeners/${listenerId}`)).listener;
-    } catch (err) {
-      if (err instanceof OpenStackError && err.status === 404) return null;
-      throw err;
-    }
+    return foundOrNull(async () => (await this.client.get<{ listener: OctaviaListener }>('load-balancer', `/lbaas/listeners/${listenerId}`)).listener);
   }
 
   private async policiesOf(listenerId: string): Promise<OctaviaPolicy[]> {

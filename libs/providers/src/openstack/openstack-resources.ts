@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
+import { OpenStackError } from './openstack-errors';
 
 /**
  * How the provider marks what it makes, so a repeat finds it before it
@@ -65,5 +66,15 @@ export async function until<T>(what: string, look: () => Promise<T | null | fals
     if (seen) return seen;
     if (Date.now() > deadline) throw new DriverError('retryable', `${what}: still waiting after ${Math.round(timeoutMs / 1000)} s`);
     await sleep(intervalMs);
+  }
+}
+
+/** What `get` answers, or null when the cloud answers 404 (the object is not there, or no longer). */
+export async function foundOrNull<T>(get: () => Promise<T>): Promise<T | null> {
+  try {
+    return await get();
+  } catch (err) {
+    if (err instanceof OpenStackError && err.status === 404) return null;
+    throw err;
   }
 }

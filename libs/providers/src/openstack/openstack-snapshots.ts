@@ -1,8 +1,7 @@
 import { SnapshotImage, SnapshotSpec } from '../compute.driver';
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
-import { OpenStackError } from './openstack-errors';
-import { keeper, MARK, serverOf } from './openstack-resources';
+import { foundOrNull, keeper, MARK, serverOf } from './openstack-resources';
 
 /** A Glance image as the list and show calls give it: its own properties sit beside the standard fields. */
 export interface GlanceImage {
@@ -105,13 +104,8 @@ export class OpenStackSnapshots {
     for (const image of await this.imagesOf(id)) if (DEAD.has(image.status)) await this.deleteImage(image.id);
   }
 
-  private async glanceImage(imageId: string): Promise<GlanceImage | null> {
-    try {
-      return await this.client.get<GlanceImage>('image', `/images/${imageId}`);
-    } catch (err) {
-      if (err instanceof OpenStackError && err.status === 404) return null;
-      throw err;
-    }
+  private glanceImage(imageId: string): Promise<GlanceImage | null> {
+    return foundOrNull(() => this.client.get<GlanceImage>('image', `/images/${imageId}`));
   }
 
   /** One already gone is fine (the client's delete takes a 404 as done). */
