@@ -1,9 +1,9 @@
 import { ProviderName } from '@stratus/core';
 import { BackendSpec, BackendState, ListenerSpec, MARK, OpenStackLoadBalancerDriver, serversOf } from '@stratus/providers';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { savedFakeListener } from './fake-provider/fake-load-balancer.driver';
+import { savedFakeListener, savedFakeListeners } from './fake-provider/fake-load-balancer.driver';
 import { fakeStateFile } from './fake-provider/fake-provider.module';
 import { testbedClient } from './openstack-testbed';
 import { instanceLeadersUnder } from './processes';
@@ -178,11 +178,7 @@ export async function providerListener(dataDir: string, id: string): Promise<Hel
 
 /** Every listener whose id starts with `prefix` that the provider under test holds (see providerListener). */
 export async function providerListeners(dataDir: string, prefix: string): Promise<HeldListener[]> {
-  if (providerUnderTest() === 'fake') {
-    const file = fakeStateFile(dataDir);
-    const saved: HeldListener[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).loadBalancers ?? []) : [];
-    return saved.filter((l) => l.spec.id.startsWith(prefix));
-  }
+  if (providerUnderTest() === 'fake') return savedFakeListeners(fakeStateFile(dataDir)).filter((l) => l.spec.id.startsWith(prefix));
   const held = await Promise.all((await octavia().listenerIds(prefix)).map((id) => providerListener(dataDir, id)));
   return held.filter((l): l is HeldListener => l !== null);
 }

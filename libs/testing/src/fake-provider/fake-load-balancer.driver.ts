@@ -9,15 +9,20 @@ interface FakeListener {
 
 const keyOf = (b: BackendSpec) => `${b.address}:${b.port}`;
 
+type SavedListener = { spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> };
+
 /**
- * A listener as a worker on the fake provider last saved it (its state
- * file, see fakeStateFile), or null: for a test in another process, since
- * nothing listens under the fake provider.
+ * The listeners as a worker on the fake provider last saved them (its state
+ * file, see fakeStateFile): for a test in another process, since nothing
+ * listens under the fake provider.
  */
-export function savedFakeListener(stateFile: string, id: string): { spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> } | null {
-  if (!existsSync(stateFile)) return null;
-  const saved = (JSON.parse(readFileSync(stateFile, 'utf8')).loadBalancers ?? []) as Array<{ spec: ListenerSpec; backends: Array<BackendSpec & { state: BackendState }> }>;
-  return saved.find((l) => l.spec.id === id) ?? null;
+export function savedFakeListeners(stateFile: string): SavedListener[] {
+  return existsSync(stateFile) ? ((JSON.parse(readFileSync(stateFile, 'utf8')).loadBalancers ?? []) as SavedListener[]) : [];
+}
+
+/** One of savedFakeListeners, or null. */
+export function savedFakeListener(stateFile: string, id: string): SavedListener | null {
+  return savedFakeListeners(stateFile).find((l) => l.spec.id === id) ?? null;
 }
 
 /**
