@@ -171,18 +171,21 @@ export function databaseServersUnder(dir: string): Map<string, number> {
 }
 
 /**
- * Waits (bounded) until the worker holds a started spare Redis (the local
- * provider's DATABASE_SPARES): one whose socket answers with two clients
- * on it, this look and the worker's link, which it opens as it puts the
- * spare in its pool. A cache created before that starts a server of its
- * own, so a test of the claim waits for it first.
+ * Waits (bounded) until the worker `workerPid` holds a started spare Redis
+ * (the local provider's DATABASE_SPARES): one of its own (the folder names
+ * the owner's pid; suites running at once share the slot's DATA_DIR, and so
+ * see each other's spares) whose socket answers with two clients on it, this
+ * look and the worker's link, which it opens as it puts the spare in its
+ * pool. A cache created before that starts a server of its own, so a test of
+ * the claim waits for it first.
  */
-export async function spareRedisHeld(dir: string, timeoutMs = 120_000): Promise<void> {
+export async function spareRedisHeld(dir: string, workerPid: number, timeoutMs = 120_000): Promise<void> {
+  const ours = `spare-redis-${workerPid}-`;
   await waitFor(
-    "the worker's spare Redis to be up",
+    `the worker's (pid ${workerPid}) spare Redis to be up`,
     async () => {
       for (const key of databaseServersUnder(dir).keys()) {
-        if (!key.startsWith('spare-redis-')) continue;
+        if (!key.startsWith(ours)) continue;
         const info = await askUnixRedis(join(dir, 'databases', key, 'run', 'redis.sock'), 'INFO clients');
         if (Number(/connected_clients:(\d+)/.exec(info ?? '')?.[1] ?? 0) >= 2) return true;
       }
