@@ -15,6 +15,7 @@ import {
 } from '../load-balancer.driver';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
+import { SharedTurns } from './openstack-turns';
 import { foundOrNull, keeper, MARK, until } from './openstack-resources';
 
 interface OctaviaLoadBalancer {
@@ -98,6 +99,13 @@ export interface OpenStackLoadBalancerOptions {
    * member Octavia took (ACTIVE) then counts as up.
    */
   dataPath?: boolean;
+  /**
+   * Turns shared with the other processes of the control plane (the
+   * worker's PostgresTurns), so that two workers never send one load
+   * balancer two changes at once. Without them, turns are this process's
+   * only: enough for one worker, and for the tests of the driver alone.
+   */
+  shared?: SharedTurns;
 }
 
 /** Octavia counts a member's checks from 1 to 10 (MIN_HM_RETRIES, MAX_HM_RETRIES). */
@@ -168,9 +176,12 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
    * object's state before it commits, so two changes sent at once to one
    * load balancer can both pass (a pool deleted twice, a monitor made on a
    * pool being deleted); its worker then fails the second, and the load
-   * balancer stays PENDING_UPDATE for good, refusing every change.
+   * balancer stays PENDING_UPDATE for good, refusing every change. Across
+   * processes, `shared` takes the same turn; the queue here keeps a process
+   * to one session waiting per address.
    */
   private readonly turns = new Map<string, Promise<unknown>>();
+  private readonly shared: SharedTurns | null;
 
   constructor(
     private readonly client: OpenStackClient,
@@ -179,6 +190,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     this.waitMs = opts.waitMs ?? 180_000;
     this.pollMs = opts.pollMs ?? 500;
     this.dataPath = opts.dataPath ?? true;
+    this.shared = opts.shared ?? null;
   }
 
   ensureListener(spec: ListenerSpec): Promise<void> {
@@ -443,9 +455,11 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
   }
 
   /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
-  /** Runs `fn` once the operations on the load balancer of `address` before it in this process are done (see `turns`). */
+  /** Runs `fn` once the operations on the load balancer of `address` before it, in this process and then in every other (`shared`), are done (see `turns`). */
   private async inTurn<T>(address: string, fn: () => Promise<T>): Promise<T> {
-    const run = (this.turns.get(address) ?? Promise.resolve()).catch(() => undefined).then(fn);
+    const shared = this.shared;
+    const mine = shared ? () => shared.take(`octavia load balancer ${address}`, fn) : fn;
+    const run = (this.turns.get(address) ?? Promise.resolve()).catch(() => undefined).then(mine);
     const done = run.catch(() => undefined);
     this.turns.set(address, done);
     try {

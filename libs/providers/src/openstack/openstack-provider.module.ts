@@ -13,9 +13,13 @@ import { OpenStackComputeDriver } from './openstack-compute.driver';
 import { OpenStackDatabaseDriver } from './openstack-database.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { PostgresTurns } from './openstack-turns';
 import { OpenStackVolumeDriver } from './openstack-volume.driver';
 
 export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');
+
+/** How long a change of a load balancer waits for another worker's turn on it (a turn is a few Octavia changes, each up to minutes). */
+const TURN_WAIT_MS = 10 * 60_000;
 
 /** The client of the cloud the settings name: one per process, so one token. */
 export function openStackClient(config: AppConfig): OpenStackClient {
@@ -47,7 +51,8 @@ function openStackDatabaseDriver(config: AppConfig, client: OpenStackClient): Op
     {
       provide: LOAD_BALANCER_DRIVER,
       inject: [AppConfig, OPENSTACK_CLIENT],
-      useFactory: (config: AppConfig, c: OpenStackClient) => new OpenStackLoadBalancerDriver(c, { dataPath: config.OPENSTACK_DATA_PATH }),
+      useFactory: (config: AppConfig, c: OpenStackClient) =>
+        new OpenStackLoadBalancerDriver(c, { dataPath: config.OPENSTACK_DATA_PATH, shared: new PostgresTurns(config.DATABASE_URL, TURN_WAIT_MS) }),
     },
     { provide: DATABASE_DRIVER, inject: [AppConfig, OPENSTACK_CLIENT], useFactory: openStackDatabaseDriver },
   ],
