@@ -47,7 +47,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
 
     const key = `postgres-${created.body.id}`;
     const servers = await serversOf(cloud, key);
-    expect(servers.map((s) => s.name)).toEqual([MARK.name(key)]);
+    expect(servers.map((server) => server.name)).toEqual([MARK.name(key)]);
     expect(
       Object.values(servers[0].addresses ?? {})
         .flat()

@@ -52,7 +52,7 @@ describe('instances on the openstack provider (testbed)', () => {
     expect(active.metadata.resourceLimits).toBe('Nova flavor m1.tiny: 1 vCPU, 512 MiB');
 
     const servers = await serversOf(cloud, id);
-    expect(servers.map((s) => s.name)).toEqual([MARK.name(id)]);
+    expect(servers.map((server) => server.name)).toEqual([MARK.name(id)]);
     expect((servers[0] as unknown as { key_name: string }).key_name).toBe(keypair);
     expect(
       Object.values(servers[0].addresses ?? {})
