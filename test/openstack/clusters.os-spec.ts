@@ -1,18 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { MARK, OpenStackLoadBalancerDriver, serversOf } from '@stratus/providers';
-import {
-  createTenant,
-  HttpClient,
-  releaseTestbedResourcesOf,
-  resetTestInstallation,
-  testbedClient,
-  testbedInstallation,
-  testConfig,
-  testDataSource,
-  TestStack,
-  waitFor,
-} from '@stratus/testing';
+import { useOpenStackSuite, waitFor } from '@stratus/testing';
 
 /**
  * Autoscaling clusters on PROVIDER=openstack, end to end: the compiled api
@@ -30,35 +17,16 @@ import {
  * or the cluster scales) needs that data path and is not repeated here:
  * what is checked is what Nova and Octavia hold.
  */
-const overrides = testbedInstallation();
-
 describe('clusters on the openstack provider (testbed)', () => {
-  const cloud = testbedClient();
+  const s = useOpenStackSuite();
+  const { overrides, cloud, keypair } = s;
   const octavia = new OpenStackLoadBalancerDriver(cloud);
-  const keypair = `e2e-${randomUUID()}`;
-  let stack: TestStack;
-  let db: DataSource;
-  let api: HttpClient;
   let fields: { image: string; flavor: string; backend_network_id: string; key_name: string; port: number };
 
   beforeAll(async () => {
-    await cloud.post('compute', '/os-keypairs', { keypair: { name: keypair } });
-    await resetTestInstallation(overrides, 'local');
-    stack = await TestStack.start(overrides);
-    db = await testDataSource(overrides);
-    const owner = await createTenant(db, undefined, testConfig(overrides));
-    api = stack.http.with({ 'x-api-key': owner.apiKey });
-    const [image] = await db.query(`SELECT id FROM images WHERE name = 'debian-12'`);
-    const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
+    const [image] = await s.db.query(`SELECT id FROM images WHERE name = 'debian-12'`);
+    const [network] = await s.db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
     fields = { image: image.id, flavor: 'm1.small', backend_network_id: network.id, key_name: keypair, port: 8080 };
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-    // What a failed test left in the shared testbed (servers, load balancers, ports, the server group).
-    await releaseTestbedResourcesOf(overrides.DATABASE_URL);
-    await cloud.delete('compute', `/os-keypairs/${keypair}`);
   });
 
   /** The cluster's Nova server group (its placement group, named after it by the compute driver), or null. */
@@ -72,7 +40,7 @@ describe('clusters on the openstack provider (testbed)', () => {
   }
 
   async function cluster(id: string): Promise<any> {
-    return (await api.get(`/v1/clusters/${id}`)).body;
+    return (await s.api.get(`/v1/clusters/${id}`)).body;
   }
 
   async function until(id: string, what: string, done: (c: any) => boolean, timeoutMs = 300_000): Promise<any> {
@@ -99,7 +67,7 @@ describe('clusters on the openstack provider (testbed)', () => {
     let built: any;
 
     it('builds its members one at a time as Nova servers in one server group, behind an Octavia load balancer on its own address', async () => {
-      const created = await api.post('/v1/clusters', { name: 'os-web', ...fields, min_size: 2 });
+      const created = await s.api.post('/v1/clusters', { name: 'os-web', ...fields, min_size: 2 });
       expect({ status: created.status, body: created.body }).toMatchObject({ status: 201, body: { status: 'CREATE_IN_PROGRESS', desired_size: 2 } });
       id = created.body.id;
       const summaries: string[] = [];
@@ -134,7 +102,7 @@ describe('clusters on the openstack provider (testbed)', () => {
     }, 400_000);
 
     it('grows to a new desired_size: one more server and backend', async () => {
-      const grow = await api.request('PUT', `/v1/clusters/${id}`, { desired_size: 3 });
+      const grow = await s.api.request('PUT', `/v1/clusters/${id}`, { desired_size: 3 });
       expect({ status: grow.status, body: grow.body }).toMatchObject({ status: 202, body: { status: 'UPDATE_IN_PROGRESS', desired_size: 3 } });
       built = await until(id, 'three members', (c) => c.status === 'UPDATE_COMPLETE' && c.members.length === 3 && c.members.every((m: any) => m.health === 'up'));
       expect((await balancer(id))?.backends).toEqual(built.members.map((m: any) => `${m.address}:8080 active`).sort());
@@ -167,8 +135,8 @@ describe('clusters on the openstack provider (testbed)', () => {
     }, 400_000);
 
     it('deletes the cluster: its servers, load balancer and server group go', async () => {
-      expect((await api.delete(`/v1/clusters/${id}`)).status).toBe(204);
-      await waitFor('the cluster to be gone', async () => (await api.get(`/v1/clusters/${id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
+      expect((await s.api.delete(`/v1/clusters/${id}`)).status).toBe(204);
+      await waitFor('the cluster to be gone', async () => (await s.api.get(`/v1/clusters/${id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
       for (const m of built.members) expect(await serversOf(cloud, m.instance_id)).toEqual([]);
       await waitFor('Octavia to forget the balancer', async () => (await octavia.observe(`cluster-${id}`)) === null && (await octavia.observe(`clusterdns-${id}`)) === null, {
         timeoutMs: 120_000,
@@ -179,14 +147,14 @@ describe('clusters on the openstack provider (testbed)', () => {
   });
 
   it("ends CREATE_FAILED with Nova's reason when a member cannot be placed, and leaves no server", async () => {
-    const created = await api.post('/v1/clusters', { name: 'os-broken', ...fields, flavor: 'testbed.unschedulable' });
+    const created = await s.api.post('/v1/clusters', { name: 'os-broken', ...fields, flavor: 'testbed.unschedulable' });
     expect(created.status).toBe(201);
     const failed = await until(created.body.id, 'the build to fail', (c) => c.status === 'CREATE_FAILED');
     expect(failed.status_reason).toContain('No valid host');
     await waitFor('its members to be gone', async () => (await cluster(created.body.id)).members.length === 0, { timeoutMs: 180_000, intervalMs: 1_000 });
     for (const m of failed.members) expect(await serversOf(cloud, m.instance_id)).toEqual([]);
-    expect((await api.delete(`/v1/clusters/${created.body.id}`)).status).toBe(204);
-    await waitFor('the cluster to be gone', async () => (await api.get(`/v1/clusters/${created.body.id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
+    expect((await s.api.delete(`/v1/clusters/${created.body.id}`)).status).toBe(204);
+    await waitFor('the cluster to be gone', async () => (await s.api.get(`/v1/clusters/${created.body.id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
     expect(await octavia.observe(`cluster-${created.body.id}`)).toBeNull();
   }, 400_000);
 });

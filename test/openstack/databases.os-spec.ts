@@ -1,19 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { MARK, serversOf } from '@stratus/providers';
-import {
-  createTenant,
-  resetTestInstallation,
-  testbedClient,
-  testbedDatabaseServer,
-  testbedInstallation,
-  testConfig,
-  testDataSource,
-  TestStack,
-  waitFor,
-  waitForDatabase,
-  waitForDatabaseGone,
-} from '@stratus/testing';
+import { testbedDatabaseServer, useOpenStackSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
 
 /**
  * A managed database on PROVIDER=openstack, end to end: the compiled api
@@ -25,31 +11,12 @@ import {
  * returned, a reset that reaches the server's metadata, and nothing left
  * after the delete.
  */
-const overrides = testbedInstallation();
-
 describe('managed databases on the openstack provider (testbed)', () => {
-  const nova = testbedClient();
-  const keypair = `e2e-${randomUUID()}`;
-  let stack: TestStack;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    // The catalog mirror wants one keypair in the project (with none it has nothing to keep, and refuses an empty delete), and a database names one.
-    await nova.post('compute', '/os-keypairs', { keypair: { name: keypair } });
-    await resetTestInstallation(overrides, 'local');
-    stack = await TestStack.start(overrides);
-    db = await testDataSource(overrides);
-  });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-    await nova.delete('compute', `/os-keypairs/${keypair}`);
-  });
+  const s = useOpenStackSuite();
+  const { cloud, keypair } = s;
 
   it('creates a cache (Redis 7) whose server holds the SHA-256 of its password, never the password', async () => {
-    const owner = await createTenant(db, undefined, testConfig(overrides));
-    const api = stack.http.with({ 'x-api-key': owner.apiKey });
+    const { api, db } = s;
     const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.small'`);
     const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
     const created = await api.post('/v1/cache', { name: 'os-cache', flavor_id: flavor.id, network_id: network.id, keypair_name: keypair });
@@ -64,12 +31,11 @@ describe('managed databases on the openstack provider (testbed)', () => {
     expect(userData).not.toContain(password);
     expect((await api.delete(`/v1/cache/${created.body.id}`)).status).toBeLessThan(300);
     await waitForDatabaseGone(api, 'cache', created.body.id, 120_000);
-    await waitFor('Nova to forget the server', async () => (await serversOf(nova, key)).length === 0, { timeoutMs: 120_000, intervalMs: 1000 });
+    await waitFor('Nova to forget the server', async () => (await serversOf(cloud, key)).length === 0, { timeoutMs: 120_000, intervalMs: 1000 });
   });
 
   it('creates a PostgreSQL database on one Nova server, resets its password through the metadata, and deletes it', async () => {
-    const owner = await createTenant(db, undefined, testConfig(overrides));
-    const api = stack.http.with({ 'x-api-key': owner.apiKey });
+    const { api, db } = s;
     const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.small'`);
     const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
     const created = await api.post('/v1/databases', { name: 'os-pg', flavor_id: flavor.id, network_id: network.id, keypair_name: keypair, version: '16' });
@@ -80,8 +46,8 @@ describe('managed databases on the openstack provider (testbed)', () => {
     expect(ready).toMatchObject({ status: 'ready', floating_ip: expect.stringMatching(/^10\.0\.0\./), port: 5432 });
 
     const key = `postgres-${created.body.id}`;
-    const servers = await serversOf(nova, key);
-    expect(servers.map((s) => s.name)).toEqual([MARK.name(key)]);
+    const servers = await serversOf(cloud, key);
+    expect(servers.map((server) => server.name)).toEqual([MARK.name(key)]);
     expect(
       Object.values(servers[0].addresses ?? {})
         .flat()
@@ -97,7 +63,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
     const newPassword: string = reset.body.db_password;
     const [after] = await db.query(`SELECT password_verifier FROM managed_databases WHERE id = $1`, [created.body.id]);
     expect(after.password_verifier).not.toBe(row.password_verifier);
-    await waitFor('the new verifier in the server metadata', async () => (await serversOf(nova, key))[0]?.metadata?.stratus_verifier === after.password_verifier, {
+    await waitFor('the new verifier in the server metadata', async () => (await serversOf(cloud, key))[0]?.metadata?.stratus_verifier === after.password_verifier, {
       timeoutMs: 120_000,
       intervalMs: 500,
     });
@@ -113,8 +79,8 @@ describe('managed databases on the openstack provider (testbed)', () => {
     await waitFor(
       'Nova to forget the server and Neutron the port',
       async () => {
-        const { ports } = await nova.get<{ ports: unknown[] }>('network', '/ports', { query: { name: MARK.name(key) } });
-        return (await serversOf(nova, key)).length === 0 && ports.length === 0;
+        const { ports } = await cloud.get<{ ports: unknown[] }>('network', '/ports', { query: { name: MARK.name(key) } });
+        return (await serversOf(cloud, key)).length === 0 && ports.length === 0;
       },
       { timeoutMs: 120_000, intervalMs: 1000 },
     );

@@ -1,18 +1,5 @@
-import { DataSource } from 'typeorm';
 import { MARK, serversOf } from '@stratus/providers';
-import {
-  createTenant,
-  releaseTestbedResourcesOf,
-  resetTestInstallation,
-  testbedClient,
-  testbedInstallation,
-  testConfig,
-  testDataSource,
-  TestStack,
-  waitFor,
-  waitForInstance,
-} from '@stratus/testing';
-import { randomUUID } from 'node:crypto';
+import { useOpenStackSuite, waitFor, waitForInstance } from '@stratus/testing';
 
 /**
  * The control plane on PROVIDER=openstack, end to end: the compiled api
@@ -22,72 +9,40 @@ import { randomUUID } from 'node:crypto';
  * as on the local provider, and Nova counts one server for it. No check
  * needs a data path: the address is Neutron's, and nothing connects to it.
  */
-const overrides = testbedInstallation();
-
 describe('instances on the openstack provider (testbed)', () => {
-  const nova = testbedClient();
-  const keypair = `e2e-${randomUUID()}`;
-  const groupName = `e2e-${randomUUID()}`;
-  let group: { id: string };
-  let stack: TestStack;
-  let db: DataSource;
-
-  beforeAll(async () => {
-    await nova.post('compute', '/os-keypairs', { keypair: { name: keypair } });
-    ({ security_group: group } = await nova.post<{ security_group: { id: string } }>('network', '/security-groups', {
-      security_group: { name: groupName, description: 'e2e: an instance booted with it' },
-    }));
-    await nova.post('network', '/security-group-rules', {
-      security_group_rule: {
-        security_group_id: group.id,
-        direction: 'ingress',
-        ethertype: 'IPv4',
-        protocol: 'tcp',
-        port_range_min: 8080,
-        port_range_max: 8080,
-        remote_ip_prefix: '192.0.2.0/24',
-      },
-    });
-    // The catalog is mirrored from the cloud here, keypair and security group included.
-    await resetTestInstallation(overrides, 'local');
-    stack = await TestStack.start(overrides);
-    db = await testDataSource(overrides);
+  const s = useOpenStackSuite({
+    securityGroup: {
+      description: 'e2e: an instance booted with it',
+      rules: [{ direction: 'ingress', ethertype: 'IPv4', protocol: 'tcp', port_range_min: 8080, port_range_max: 8080, remote_ip_prefix: '192.0.2.0/24' }],
+    },
   });
-
-  afterAll(async () => {
-    await stack?.stop();
-    await db?.destroy();
-    await nova.delete('compute', `/os-keypairs/${keypair}`);
-    // What a failed test left (its server and port) goes first: a group in use cannot.
-    await releaseTestbedResourcesOf(overrides.DATABASE_URL);
-    if (group) await nova.delete('network', `/security-groups/${group.id}`);
-  });
+  const { cloud, keypair } = s;
 
   it('creates an instance through the API that Nova boots once, on the port of its address with its security group, and deletes it', async () => {
-    const owner = await createTenant(db, undefined, testConfig(overrides));
-    const api = stack.http.with({ 'x-api-key': owner.apiKey });
+    const { api, db } = s;
+    const group = s.securityGroup!;
     const [image] = await db.query(`SELECT id FROM images WHERE name = 'debian-12'`);
     const [flavor] = await db.query(`SELECT id FROM flavors WHERE name = 'm1.tiny'`);
     const [network] = await db.query(`SELECT id FROM networks WHERE name = 'stratus-net'`);
     // The group as /v1/security_groups lists it: Neutron's IPv4 rules, its default egress one included.
     const groups = await api.get('/v1/security_groups');
-    expect((groups.body.items as Array<{ name: string }>).find((g) => g.name === groupName)).toEqual({
+    expect((groups.body.items as Array<{ name: string }>).find((g) => g.name === group.name)).toEqual({
       id: group.id,
-      name: groupName,
+      name: group.name,
       description: 'e2e: an instance booted with it',
       rules: expect.arrayContaining([
         { id: expect.any(String), direction: 'egress', protocol: 'all' },
         { id: expect.any(String), direction: 'ingress', protocol: 'tcp', port: 8080, cidr: '192.0.2.0/24' },
       ]),
     });
-    expect(groups.body.items.find((g: { name: string }) => g.name === groupName).rules).toHaveLength(2);
+    expect(groups.body.items.find((g: { name: string }) => g.name === group.name).rules).toHaveLength(2);
     const created = await api.post('/v1/instances', {
       name: 'os-1',
       image_id: image.id,
       flavor_id: flavor.id,
       network_id: network.id,
       keypair_name: keypair,
-      security_group_names: [groupName],
+      security_group_names: [group.name],
       user_data: '#!/bin/sh\necho booted\n',
     });
     expect(created.status).toBe(202);
@@ -96,8 +51,8 @@ describe('instances on the openstack provider (testbed)', () => {
     expect(active).toMatchObject({ status: 'ACTIVE', metadata: { privateIp: expect.stringMatching(/^10\.0\.0\./) } });
     expect(active.metadata.resourceLimits).toBe('Nova flavor m1.tiny: 1 vCPU, 512 MiB');
 
-    const servers = await serversOf(nova, id);
-    expect(servers.map((s) => s.name)).toEqual([MARK.name(id)]);
+    const servers = await serversOf(cloud, id);
+    expect(servers.map((server) => server.name)).toEqual([MARK.name(id)]);
     expect((servers[0] as unknown as { key_name: string }).key_name).toBe(keypair);
     expect(
       Object.values(servers[0].addresses ?? {})
@@ -105,7 +60,7 @@ describe('instances on the openstack provider (testbed)', () => {
         .map((a) => a.addr),
     ).toEqual([active.metadata.privateIp]);
     // The group is Neutron's, on the instance's port (Nova applies a server's groups only to ports it makes).
-    const { ports } = await nova.get<{ ports: Array<{ fixed_ips: Array<{ ip_address: string }>; security_groups: string[] }> }>('network', '/ports', {
+    const { ports } = await cloud.get<{ ports: Array<{ fixed_ips: Array<{ ip_address: string }>; security_groups: string[] }> }>('network', '/ports', {
       query: { name: MARK.name(id) },
     });
     expect(ports.map((p) => [p.fixed_ips.map((ip) => ip.ip_address), p.security_groups])).toEqual([[[active.metadata.privateIp], [group.id]]]);
@@ -118,8 +73,8 @@ describe('instances on the openstack provider (testbed)', () => {
     await waitFor(
       'Nova to forget the server and Neutron the port',
       async () => {
-        const { ports } = await nova.get<{ ports: unknown[] }>('network', '/ports', { query: { name: MARK.name(id) } });
-        return (await serversOf(nova, id)).length === 0 && ports.length === 0;
+        const { ports } = await cloud.get<{ ports: unknown[] }>('network', '/ports', { query: { name: MARK.name(id) } });
+        return (await serversOf(cloud, id)).length === 0 && ports.length === 0;
       },
       { timeoutMs: 120_000, intervalMs: 1000 },
     );

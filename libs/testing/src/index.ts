@@ -26,4 +26,5 @@ export * from './fresh-host';
 export * from './browser';
 export * from './clusters';
 export * from './openstack-testbed';
+export * from './openstack-suite';
 export * from './openstack-fault-proxy';
