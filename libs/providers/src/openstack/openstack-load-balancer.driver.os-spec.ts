@@ -2,6 +2,7 @@ import { DriverError, ListenerSpec, MARK, OpenStackClient } from '@stratus/provi
 import { FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
 import { randomBytes } from 'node:crypto';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { PostgresTurns } from './openstack-turns';
 
 /**
  * The Octavia driver against the testbed's Octavia (no-op amphora, compute
@@ -14,6 +15,8 @@ import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
  * testbed has no Barbican, and the driver refuses TLS (checked below).
  */
 const client = testbedClient();
+/** Where the shared turns' advisory locks are taken (no table: any database does). */
+const TURNS_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const driver = new OpenStackLoadBalancerDriver(client);
 /** Every listener of this run starts with it, so the cleanup touches nothing else. */
 const run = `oslb-${randomBytes(4).toString('hex')}`;
@@ -257,10 +260,12 @@ describe('openstack load balancers under faults', () => {
   const proxy = new FaultInjectingProxy();
   let faulty: OpenStackClient;
   let onProxy: OpenStackLoadBalancerDriver;
+  /** Keystone through the proxy, for more clients of its own. */
+  let authUrl = '';
   const listener = (id: string, address: string): ListenerSpec => ({ id, address, port: 5432, protocol: 'tcp', check: { kind: 'connect' } });
 
   beforeAll(async () => {
-    const authUrl = await proxy.start();
+    authUrl = await proxy.start();
     faulty = new OpenStackClient({ ...testbedCloud(), authUrl });
     onProxy = new OpenStackLoadBalancerDriver(faulty);
   });
@@ -306,6 +311,29 @@ describe('openstack load balancers under faults', () => {
     }
     await driver.deleteListener(id);
     await driver.deleteListener(other);
+  });
+
+  it('two workers changing one address at once take turns: one load balancer made, no change refused as busy, every id served', async () => {
+    const address = nextAddress();
+    // Two worker processes: drivers and clients of their own (so their own in-process turns), sharing only PostgreSQL, as a deployment does.
+    const workers = [0, 1].map(() => new OpenStackLoadBalancerDriver(new OpenStackClient({ ...testbedCloud(), authUrl }), { shared: new PostgresTurns(TURNS_URL, 600_000) }));
+    const ids = [nextId(), nextId(), nextId(), nextId(), nextId(), nextId()];
+    const made = await Promise.allSettled(
+      ids.map(async (id, i) => {
+        const worker = workers[i % 2];
+        await worker.ensureListener({ ...listener(id, address), port: 6001 + i });
+        await worker.addBackend(id, { address: backendAddress, port: 7001 + i });
+      }),
+    );
+    expect(made.filter((r) => r.status === 'rejected')).toEqual([]);
+    // Counted at Octavia's door: without turns both workers create the load balancer (one copy then deleted) and meet 409s.
+    expect(proxy.calls.filter((c) => c.method === 'POST' && c.path === '/v2/lbaas/loadbalancers')).toHaveLength(1);
+    expect(proxy.calls.filter((c) => c.status === 409)).toEqual([]);
+    expect(await octaviaLbs(client, address, true)).toEqual([expect.objectContaining({ provisioning_status: 'ACTIVE' })]);
+    for (const id of ids) expect((await driver.observe(id))!.status).toBe('ok');
+    await Promise.all(ids.map((id, i) => workers[i % 2].deleteListener(id)));
+    expect(proxy.calls.filter((c) => c.status === 409)).toEqual([]);
+    expect(await octaviaLbs(client, address)).toEqual([]);
   });
 
   it("Octavia's 409 immutable is waited out: the member is added once, the pool made once", async () => {
