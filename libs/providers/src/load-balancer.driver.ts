@@ -75,11 +75,22 @@ export interface ObservedBackend extends BackendSpec {
 }
 
 export interface ObservedListener {
-  /** 'ok' while the listener serves, 'pending' before the balancer took it up, else why it does not. */
+  /** 'ok' while the listener serves, 'pending' before the balancer took it up, else why it does not (listenerFault). */
   status: string;
   backends: ObservedBackend[];
   /** The listener as the provider holds it, when it can say: what a reconciler compares with what it wants. */
   spec?: ListenerSpec;
+}
+
+/**
+ * Why the provider says it does not serve the listener, or null while it
+ * does ('ok') or is taking it up ('pending'). A caller makes a listener
+ * with a fault again rather than hold it as wanted: a repeated
+ * ensureListener is how a provider repairs what it can (an Octavia load
+ * balancer in ERROR is replaced), and says why it cannot otherwise.
+ */
+export function listenerFault(seen: Pick<ObservedListener, 'status'>): string | null {
+  return seen.status === 'ok' || seen.status === 'pending' ? null : seen.status;
 }
 
 /**

@@ -122,6 +122,15 @@ export function ensureTestbedUp(): void {
   execFileSync('bash', [script(), 'repair'], { stdio: 'inherit' });
 }
 
+/**
+ * Puts the testbed's Octavia load balancer `id` in ERROR, as Octavia does
+ * when its driver fails a change (the testbed's no-op drivers never do),
+ * behind the provider's back: `testbed.sh fail-lb`.
+ */
+export function failTestbedLoadBalancer(id: string): void {
+  execFileSync('bash', [script(), 'fail-lb', id], { stdio: 'inherit' });
+}
+
 /** The keypair `name` in Nova, for the testbed's user (made when it is not there). */
 export async function ensureTestbedKeypair(name: string): Promise<void> {
   const nova = testbedClient();

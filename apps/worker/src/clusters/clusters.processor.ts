@@ -14,7 +14,7 @@ import {
   Principal,
   QuotaExceeded,
 } from '@stratus/core';
-import { COMPUTE_DRIVER, ComputeDriver, LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
+import { COMPUTE_DRIVER, ComputeDriver, listenerFault, LOAD_BALANCER_DRIVER, LoadBalancerDriver, NETWORK_DRIVER, NetworkDriver, ObservedListener } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
@@ -305,8 +305,8 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   private async ensureBalancer(cluster: Cluster & { address: string }): Promise<void> {
     const want = clusterListener(cluster);
     const seen = await this.balancer.observe(want.id);
-    // A provider that does not say what it holds (no `spec`) is taken at its word.
-    if (!seen || (seen.spec && !listenerAsWanted(seen.spec, want))) await this.balancer.ensureListener(want);
+    // A provider that does not say what it holds (no `spec`) is taken at its word; one that says it does not serve it is asked again (listenerFault).
+    if (!seen || listenerFault(seen) || (seen.spec && !listenerAsWanted(seen.spec, want))) await this.balancer.ensureListener(want);
     const dns = dnsListener(cluster, this.hosts.http);
     if (dns) await makeOneBackend(this.balancer, dns, await this.balancer.observe(dns.listener.id));
   }

@@ -1,4 +1,4 @@
-import { BackendSpec, ListenerSpec, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
+import { BackendSpec, ListenerSpec, listenerFault, LoadBalancerDriver, ObservedListener } from '@stratus/providers';
 
 /**
  * A load-balancer listener with one backend: what a gateway route and a
@@ -15,10 +15,11 @@ const sortedHosts = (l: ListenerSpec | undefined) => [...new Set(l?.hosts ?? [])
  * Whether the provider holds the listener as wanted: the same address,
  * port, protocol, Host names and certificate, and exactly its backend,
  * active. A provider that does not say what it holds (no `spec`) is taken
- * at its word.
+ * at its word. One it says it does not serve (listenerFault) is not held,
+ * however it is shaped: ensuring it again is how the provider repairs it.
  */
 export function holdsAsWanted(seen: ObservedListener | null, want: OneBackendListener): boolean {
-  if (!seen) return false;
+  if (!seen || listenerFault(seen)) return false;
   const backends = seen.backends.filter((b) => b.state !== 'removing');
   if (backends.length !== 1 || backends[0].state !== 'active' || backends[0].address !== want.backend.address || backends[0].port !== want.backend.port) return false;
   const spec = seen.spec;

@@ -1,4 +1,4 @@
-import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
@@ -98,6 +98,18 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
 
   process(job: Job, token?: string): Promise<unknown> {
     return delayWhileNotReady(job, token, RECHECK, () => runHandler(this.handlers, job));
+  }
+
+  /**
+   * Attempts exhausted on a retryable error (an Octavia load balancer that
+   * goes to ERROR again each time it is made): a route with no verdict yet
+   * gets this one, so its create answers why rather than wait it out.
+   */
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job, err: Error): Promise<void> {
+    if (job.name !== 'route.apply' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const route = await this.listeners.route(job.data.routeId);
+    if (route && !route.boundAt && !route.bindError) await this.listeners.record(route.id, `the listener failed after ${job.attemptsMade} attempts: ${err.message}`);
   }
 
   private async apply(routeId: string, job: Job): Promise<void> {

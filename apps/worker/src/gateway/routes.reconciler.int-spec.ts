@@ -1,4 +1,5 @@
 import { AppConfig, GatewayRoute, loadConfig, migrate } from '@stratus/core';
+import { DriverError } from '@stratus/providers';
 import { dropDatabase, FakeControl, FakeLoadBalancerDriver, testEnv } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -110,5 +111,27 @@ describe('RoutesReconciler', () => {
     fail.mockRestore();
     await reconciler.sweep();
     expect(await ds.getRepository(GatewayRoute).findOneByOrFail({ id: r.id })).toMatchObject({ boundAt: expect.any(Date), bindError: null });
+  });
+
+  it('makes a listener the provider says it does not serve again, and writes why it cannot to a route past its create', async () => {
+    const bound = await route(20108, { boundAt: new Date() });
+    await reconciler.sweep();
+    // Past the time its job has alone, with no verdict yet.
+    const creating = await route(20109);
+    const inError = (status: string) => ({ status, backends: [{ address: '10.9.0.7', port: 3000, state: 'active' as const, health: 'unknown' as const, connections: 0 }] });
+    // An Octavia load balancer in ERROR, whose replacement goes to ERROR too.
+    const observe = jest.spyOn(driver, 'observe').mockResolvedValue(inError('the Octavia load balancer 5c0e2a4e-9d1b-4f3e-8a61-0d2b7c9e4f10 is in ERROR'));
+    const failure = 'the Octavia load balancer 7f1d… of listener route-… went to ERROR (operating status OFFLINE): Octavia could not apply a change';
+    const ensure = jest.spyOn(driver, 'ensureListener').mockRejectedValue(new DriverError('retryable', failure));
+    await reconciler.sweep();
+    expect(ensure).toHaveBeenCalledWith(expect.objectContaining({ id: routeListenerId(bound.id) }));
+    expect(await ds.getRepository(GatewayRoute).findOneByOrFail({ id: bound.id })).toMatchObject({ boundAt: null, bindError: failure });
+    // One being created is its job's: its create waits for that verdict.
+    expect(ensure).toHaveBeenCalledWith(expect.objectContaining({ id: routeListenerId(creating.id) }));
+    expect(await ds.getRepository(GatewayRoute).findOneByOrFail({ id: creating.id })).toMatchObject({ boundAt: null, bindError: null });
+    observe.mockRestore();
+    ensure.mockRestore();
+    await reconciler.sweep();
+    expect(await ds.getRepository(GatewayRoute).findOneByOrFail({ id: bound.id })).toMatchObject({ boundAt: expect.any(Date), bindError: null });
   });
 });

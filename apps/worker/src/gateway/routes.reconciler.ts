@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig, countRepair, GatewayRoute } from '@stratus/core';
-import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
+import { DriverError, LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { DataSource } from 'typeorm';
 import { ROUTE_LISTENER_PREFIX, routeListenerId } from './route-listener';
 import { RouteListeners } from './route-listeners';
@@ -10,7 +10,9 @@ import { RouteListeners } from './route-listeners';
  * route whose listener is missing or not as the route asks is made again;
  * a route listener with no route (its delete job lost with Redis, say) is
  * deleted. The listener's verdict is written back to the route, so health
- * says what serves. A route still being created is its job's for a while.
+ * says what serves; so is the provider's refusal or failure to make it
+ * again (an Octavia load balancer in ERROR that keeps failing), until a
+ * sweep makes it. A route still being created is its job's for a while.
  */
 @Injectable()
 export class RoutesReconciler {
@@ -42,8 +44,12 @@ export class RoutesReconciler {
           this.logger.log({ route: route.id, port: route.port, status: seen.status }, 'route listener status changed');
         }
       } catch (err) {
-        // The next sweep tries again; the other routes are not held up.
+        // The next sweep tries again; the other routes are not held up. A route past its create is not served as it asks
+        // meanwhile, and says why (one being created has its job's verdict: an error written now would end its create).
         this.logger.error({ route: route.id, port: route.port, err: String(err) }, 'cannot reconcile the listener of a route');
+        if (err instanceof DriverError && (route.boundAt || route.bindError) && (await this.listeners.record(route.id, err.message))) {
+          countRepair('routes', 'listener_status_changed');
+        }
       }
     }
   }

@@ -1,5 +1,5 @@
 import { DriverError, ListenerSpec, MARK, OpenStackClient } from '@stratus/providers';
-import { FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
+import { failTestbedLoadBalancer, FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
 import { randomBytes } from 'node:crypto';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
 import { PostgresTurns } from './openstack-turns';
@@ -355,25 +355,71 @@ describe('openstack load balancers under faults', () => {
     await onProxy.deleteListener(id);
   });
 
-  it('a load balancer Octavia put in ERROR is a terminal DriverError that says so; delete still works', async () => {
+  it('a load balancer that goes to ERROR under a change is a retryable DriverError that says so, for the next ensure', async () => {
     const [id, address] = [nextId(), nextAddress()];
     await onProxy.ensureListener(listener(id, address));
     const [lb] = await octaviaLbs(client, address);
     const { loadbalancer } = await client.get<{ loadbalancer: Record<string, unknown> }>('load-balancer', `/lbaas/loadbalancers/${lb.id}`);
-    // A double of Octavia's answer (the no-op drivers never fail): the load balancer as Octavia shows one whose change failed.
+    // A double of Octavia's answer once the run looked up the address (its list still says ACTIVE): the load balancer as
+    // Octavia shows one whose change failed meanwhile.
     const inError = { loadbalancer: { ...loadbalancer, provisioning_status: 'ERROR', operating_status: 'ERROR' } };
     proxy.inject({ method: 'GET', path: new RegExp(`^/v2/lbaas/loadbalancers/${lb.id}$`), status: 200, times: 1_000, body: inError });
-    proxy.inject({ method: 'GET', path: /^\/v2\/lbaas\/loadbalancers\?/, status: 200, times: 1_000, body: { loadbalancers: [inError.loadbalancer] } });
-    for (const call of [() => onProxy.ensureListener(listener(id, address)), () => onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
+    for (const call of [() => onProxy.ensureListener({ ...listener(id, address), port: 5433 }), () => onProxy.addBackend(id, { address: backendAddress, port: 5432 })]) {
       const err = await rejection(call());
       expect(err).toBeInstanceOf(DriverError);
-      expect(err.terminal).toBe(true);
-      expect(err.message).toMatch(new RegExp(`load balancer ${lb.id} of listener ${id} went to ERROR`));
+      expect(err).toMatchObject({ code: 'retryable', message: expect.stringContaining(`load balancer ${lb.id} of listener ${id} went to ERROR`) });
     }
     expect((await onProxy.observe(id))!.status).toMatch(/ERROR/);
-    await onProxy.deleteListener(id);
     proxy.clear();
+    await onProxy.deleteListener(id);
     await waitFor('the load balancer to go', async () => (await octaviaLbs(client, address)).length === 0, { timeoutMs: 120_000, intervalMs: 1_000 });
-    expect(await onProxy.observe(id)).toBeNull();
+  });
+});
+
+describe('openstack load balancers in ERROR', () => {
+  const tcp = (id: string, address: string, port: number): ListenerSpec => ({ id, address, port, protocol: 'tcp', check: { kind: 'connect' } });
+
+  it("a load balancer Octavia put in ERROR is replaced by the next ensure on its address; the address's other ids go with it until ensured again", async () => {
+    const [id, other, address] = [nextId(), nextId(), nextAddress()];
+    await driver.ensureListener(tcp(id, address, 5432));
+    await driver.ensureListener(tcp(other, address, 5433));
+    await driver.addBackend(id, { address: backendAddress, port: 5432 });
+    await driver.addBackend(other, { address: backendAddress, port: 5433 });
+    const [old] = await octaviaLbs(client, address);
+    failTestbedLoadBalancer(old.id);
+    expect((await driver.observe(id))!.status).toBe(`the Octavia load balancer ${old.id} is in ERROR`);
+
+    await driver.ensureListener(tcp(id, address, 5432));
+    const lbs = await octaviaLbs(client, address, true);
+    expect(lbs).toEqual([expect.objectContaining({ provisioning_status: 'ACTIVE' })]);
+    expect(lbs[0].id).not.toBe(old.id);
+    expect(await octaviaPools(client, id)).toEqual([expect.objectContaining({ loadbalancers: [{ id: lbs[0].id }] })]);
+    // Its backend came along.
+    expect(await driver.observe(id)).toMatchObject({ status: 'ok', backends: [expect.objectContaining({ address: backendAddress, port: 5432, state: 'active' })] });
+    // The other id went with the old one: what its reconciler sees, and makes again.
+    expect(await driver.observe(other)).toBeNull();
+    await driver.ensureListener(tcp(other, address, 5433));
+    await driver.addBackend(other, { address: backendAddress, port: 5433 });
+    for (const one of [id, other]) {
+      expect(await octaviaPools(client, one)).toEqual([expect.objectContaining({ loadbalancers: [{ id: lbs[0].id }] })]);
+      expect((await driver.observe(one))!.status).toBe('ok');
+    }
+    await driver.deleteListener(id);
+    await driver.deleteListener(other);
+    expect(await octaviaLbs(client, address)).toHaveLength(0);
+  });
+
+  it('deleting an id on a load balancer in ERROR deletes the load balancer: Octavia takes no other change of it', async () => {
+    const [id, address] = [nextId(), nextAddress()];
+    await driver.ensureListener(tcp(id, address, 5432));
+    await driver.addBackend(id, { address: backendAddress, port: 5432 });
+    const [lb] = await octaviaLbs(client, address);
+    failTestbedLoadBalancer(lb.id);
+    const started = Date.now();
+    await driver.deleteListener(id);
+    expect(await driver.observe(id)).toBeNull();
+    await waitFor('the load balancer to go', async () => (await octaviaLbs(client, address, true)).length === 0, { timeoutMs: 60_000, intervalMs: 1_000 });
+    // Not the refused changes waited out (Octavia answers each 409 "immutable").
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 });

@@ -157,8 +157,16 @@ const PROTOCOL = { tcp: 'TCP', http: 'HTTP' } as const;
  * ids of one address wait for one another: every change waits for ACTIVE
  * before it is sent, and a 409 that still comes (another worker's change)
  * is waited out: an update, a delete or a member is sent again, a create
- * is looked for first. A load balancer in ERROR is a terminal error that
- * says so; deleting an id still works on it.
+ * is looked for first.
+ *
+ * A load balancer Octavia put in ERROR takes no change but its delete, and
+ * Octavia's own repair (a failover) is an admin's under its default
+ * policy, so a project's user can only delete it and make another: the
+ * next ensureListener on its address does (`replace`), the id's members
+ * carried over. The address's other ids go with it; their reconcilers,
+ * which observe them missing, make them again. A change that finds it in
+ * ERROR is a retryable error, for that next run; deleting an id on it
+ * deletes all of it.
  *
  * Not held by Octavia: TLS (TERMINATED_HTTPS needs the certificate in
  * Barbican, which this provider does not write: refused as invalid), and
@@ -210,8 +218,12 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     if (fall > MAX_RETRIES || rise > MAX_RETRIES) throw new DriverError('invalid', `Octavia counts at most ${MAX_RETRIES} checks for fall and rise`);
 
     let lb = await this.lbAt(spec.address);
-    // Before anything is made or moved: a refusal leaves every listener as it was.
-    if (lb) refuseTaken(spec, (await this.look(lb)).pools);
+    if (lb) {
+      const { pools } = await this.look(lb);
+      // Before anything is made or moved: a refusal leaves every listener as it was.
+      refuseTaken(spec, pools);
+      if (lb.provisioning_status === 'ERROR') return this.replace(lb, pools, spec);
+    }
     const away: OctaviaPool[] = [];
     for (const pool of await this.poolsOf(spec.id)) {
       const its = await this.lbOfPool(pool);
@@ -228,9 +240,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         if (old) await this.inTurn(old.vip_address, () => this.deleteFrom(lbId, spec.id));
       }
       await until(`the old pool of ${spec.id} to go`, async () => (await this.poolsOf(spec.id, true)).length === 0, this.waitMs, this.pollMs);
-      await this.ensureNow(spec);
-      for (const m of members) await this.addMember(spec.id, { address: m.address, port: m.protocol_port });
-      for (const m of members) if (m.weight === 0) await this.drainNow(spec.id, { address: m.address, port: m.protocol_port });
+      await this.ensureWith(spec, members);
       return;
     }
     if (!lb) {
@@ -261,6 +271,37 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         if (!seenAgain || Date.now() > deadline) throw err;
       }
     }
+  }
+
+  /** ensureNow, then the members as they were (drained ones drained): an id made again elsewhere, its old pool gone. */
+  private async ensureWith(spec: ListenerSpec, members: OctaviaMember[]): Promise<void> {
+    await this.ensureNow(spec);
+    // One being removed stays removed.
+    const kept = members.filter(live);
+    for (const m of kept) await this.addMember(spec.id, { address: m.address, port: m.protocol_port });
+    for (const m of kept) if (m.weight === 0) await this.drainNow(spec.id, { address: m.address, port: m.protocol_port });
+  }
+
+  /**
+   * The address's load balancer, in ERROR, deleted and made again, the
+   * spec's id on it with its members. Octavia changes a load balancer in
+   * ERROR no more, and its own repair (a failover) is an admin's under its
+   * default policy: all a project's user can do is delete it and make
+   * another. The address's other ids go with it; their reconcilers, which
+   * observe them missing, make them again.
+   */
+  private async replace(lb: OctaviaLoadBalancer, pools: OctaviaPool[], spec: ListenerSpec): Promise<void> {
+    const mine = pools.filter((p) => idOfPool(p) === spec.id && live(p));
+    const members = mine.length > 0 ? await this.poolMembers(keeper(mine, (p) => p.created_at).id) : [];
+    await this.deleteLb(lb.id);
+    // Octavia holds the VIP until the delete is done: the new load balancer waits for it.
+    await until(
+      `the load balancer in ERROR of ${spec.id} to go`,
+      async () => ((await this.lbById(lb.id))?.provisioning_status ?? 'DELETED') === 'DELETED',
+      this.waitMs,
+      this.pollMs,
+    );
+    await this.ensureWith(spec, members);
   }
 
   /** Brings the id's pool, monitor, Octavia listener, policy and members on the load balancer to `spec`, from a fresh look. */
@@ -327,6 +368,12 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     if (!lb) return;
     const look = await this.look(lb);
     const mine = look.pools.filter((p) => idOfPool(p) === id && live(p));
+    if (mine.length > 0 && lb.provisioning_status === 'ERROR') {
+      // Octavia refuses every change of a load balancer in ERROR but its delete: the id's pool goes with all of it,
+      // the address's other ids too (made again on another by their reconcilers, as `replace` says).
+      await this.deleteLb(lbId);
+      return;
+    }
     await this.unlink(
       look,
       id,
@@ -670,15 +717,20 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
    * the change sent again when it is safe to repeat (an update, a delete,
    * a member: Octavia refuses a second of one address and port); a create
    * throws it, for the caller to look again first. With `gone`, a change
-   * that takes something away: sent also to a load balancer in ERROR,
-   * skipped on one that is going (its cascade takes everything), and done
-   * when what it takes is gone already (404).
+   * that takes something away: skipped on a load balancer that is going
+   * (its cascade takes everything), and done when what it takes is gone
+   * already (404). One in ERROR takes no change at all (lbInError).
    */
   private async change<T>(lbId: string, listenerId: string, send: () => Promise<T>, opts?: { resend?: boolean }): Promise<T>;
   private async change(lbId: string, listenerId: string, send: () => Promise<unknown>, opts: { gone: true }): Promise<void>;
   private async change<T>(lbId: string, listenerId: string, send: () => Promise<T>, { resend = true, gone = false } = {}): Promise<T | void> {
     const deadline = Date.now() + this.waitMs;
-    const ready = async () => (gone ? (await this.settled(lbId, listenerId)) !== null : (await this.active(lbId, listenerId), true));
+    const ready = async () => {
+      if (!gone) return (await this.active(lbId, listenerId), true);
+      const lb = await this.settled(lbId, listenerId);
+      if (lb?.provisioning_status === 'ERROR') throw lbInError(lb, listenerId);
+      return lb !== null;
+    };
     for (;;) {
       if (!(await ready())) return;
       try {
@@ -689,13 +741,13 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
         if (gone && err instanceof OpenStackError && err.status === 404) return;
         if (!(err instanceof OpenStackError && err.status === 409 && IMMUTABLE.test(err.message))) throw err;
         if (!resend || Date.now() > deadline) throw err;
-        // A load balancer in ERROR is not waited for (`gone`): no sending again at once.
+        // `gone` waits for no change under way, which may hold again at once: no sending again at once.
         await sleep(this.pollMs);
       }
     }
   }
 
-  /** Waits (bounded) for the load balancer to be ACTIVE; ERROR is a terminal error, going or gone a retryable one. */
+  /** Waits (bounded) for the load balancer to be ACTIVE; ERROR (lbInError), going or gone is a retryable error. */
   private async active(lbId: string, listenerId: string): Promise<OctaviaLoadBalancer> {
     return until(
       `the load balancer of ${listenerId} to be ACTIVE`,
@@ -874,10 +926,15 @@ async function gone404<T>(call: () => Promise<T>, what: string): Promise<T> {
   }
 }
 
+/**
+ * A load balancer Octavia put in ERROR under a change: retryable, since
+ * the next ensureListener on its address deletes it and makes another
+ * (`replace`); one that keeps failing ends as its caller's retries do.
+ */
 function lbInError(lb: OctaviaLoadBalancer, listenerId: string): DriverError {
   return new DriverError(
-    'invalid',
-    `the Octavia load balancer ${lb.id} of listener ${listenerId} went to ERROR (operating status ${lb.operating_status}): Octavia could not apply a change; delete the listener to make it again`,
+    'retryable',
+    `the Octavia load balancer ${lb.id} of listener ${listenerId} went to ERROR (operating status ${lb.operating_status}): Octavia could not apply a change, and takes none on it now; the next ensure of a listener on ${lb.vip_address} makes another`,
   );
 }
 
