@@ -1,4 +1,4 @@
-import { Instance, InstanceLifecycle, ProxyHost, ProxyHostLifecycle } from '@stratus/core';
+import { Instance, InstanceLifecycle, ProxyHost, ProxyHostLifecycle, reconcilerRepairs } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { DEMO_INSTANCE, FakeLoadBalancerDriver, useWorkerOnFake, waitFor } from '@stratus/testing';
@@ -121,6 +121,41 @@ describe('proxy host listeners on the fake provider', () => {
       await driver().addBackend(id, { address: row.address!, port: 9999 });
       await sweep();
       expect(await held(host.id)).toEqual(want);
+    });
+
+    it('asks again, each sweep, for a listener the provider says it does not serve, and counts a repair only once it is served', async () => {
+      const { host } = await instance('faulty');
+      const id = hostListenerId(host.id);
+      const repairs = async () => (await reconcilerRepairs.get()).values.find((v) => v.labels.reconciler === 'hosts' && v.labels.action === 'remade_listener')?.value ?? 0;
+      const before = await repairs();
+      // What the openstack provider says of a listener on a load balancer in ERROR, until an ensure replaces it.
+      let fault: string | null = 'the Octavia load balancer 5c0e2a4e-9d1b-4f3e-8a61-0d2b7c9e4f10 is in ERROR';
+      let ensureRepairs = false;
+      const [realObserve, realEnsure] = [driver().observe.bind(driver()), driver().ensureListener.bind(driver())];
+      const observe = jest.spyOn(driver(), 'observe').mockImplementation(async (l) => {
+        const seen = await realObserve(l);
+        return seen && l === id && fault ? { ...seen, status: fault } : seen;
+      });
+      const ensure = jest.spyOn(driver(), 'ensureListener').mockImplementation(async (spec) => {
+        await realEnsure(spec);
+        if (ensureRepairs && spec.id === id) fault = null;
+      });
+      try {
+        // Not repaired: asked again every sweep, not counted.
+        await sweep();
+        await sweep();
+        expect(ensure.mock.calls.filter(([spec]) => spec.id === id)).toHaveLength(2);
+        expect(await repairs()).toBe(before);
+        // Repaired by the next ensure (a load balancer replaced): counted once, and then held.
+        ensureRepairs = true;
+        await sweep();
+        await sweep();
+        expect(ensure.mock.calls.filter(([spec]) => spec.id === id)).toHaveLength(3);
+        expect(await repairs()).toBe(before + 1);
+      } finally {
+        observe.mockRestore();
+        ensure.mockRestore();
+      }
     });
 
     it('deletes a host listener no proxy host asks for, and leaves other listeners alone', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { countRepair } from '@stratus/core';
-import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
+import { listenerFault, LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { hostListenerId, HOST_LISTENER_PREFIX, ProxyHostTarget } from './host-listener';
 import { HostListeners } from './host-listeners';
 import { holdsAsWanted, OneBackendListener } from './one-backend-listener';
@@ -38,9 +38,17 @@ export class HostsReconciler {
     }
     for (const [id, { target, want }] of wanted) {
       try {
-        if (holdsAsWanted(await this.driver.observe(id), want)) continue;
+        const seen = await this.driver.observe(id);
+        if (holdsAsWanted(seen, want)) continue;
         // apply reads the proxy host again and looks again after the change: a job racing this one does no harm.
         await this.listeners.apply(target.id);
+        // A listener the provider still does not serve for the same reason (a port another process holds) was not repaired:
+        // said once, when its fault is new, not counted every sweep.
+        const fault = listenerFault((await this.driver.observe(id)) ?? { status: 'missing' });
+        if (fault) {
+          if (fault !== (seen && listenerFault(seen))) this.logger.warn({ proxyHost: target.id, listener: id, fault }, 'the provider does not serve the listener of a proxy host');
+          continue;
+        }
         countRepair('hosts', 'remade_listener');
         this.logger.log({ proxyHost: target.id, listener: hostListenerId(target.id) }, 'made the listener of a proxy host again');
       } catch (err) {

@@ -501,7 +501,6 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     return [...ids].sort();
   }
 
-  /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
   /** Runs `fn` once the operations on the load balancer of `address` before it, in this process and then in every other (`shared`), are done (see `turns`). */
   private async inTurn<T>(address: string, fn: () => Promise<T>): Promise<T> {
     const shared = this.shared;
@@ -529,6 +528,7 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     return m.operating_status === 'ONLINE' ? 'up' : m.operating_status === 'ERROR' ? 'down' : 'unknown';
   }
 
+  /** The VIP fields of a new load balancer on `address`: the Neutron port that holds it, else the subnet that contains it. */
   private async vip(address: string): Promise<Record<string, string>> {
     const { ports } = await this.client.get<{ ports: Array<{ id: string; fixed_ips: Array<{ ip_address: string; subnet_id: string }> }> }>('network', '/ports', {
       query: { fixed_ips: `ip_address=${address}` },
