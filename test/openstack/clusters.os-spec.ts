@@ -1,5 +1,5 @@
 import { MARK, OpenStackLoadBalancerDriver, serversOf } from '@stratus/providers';
-import { useOpenStackSuite, waitFor } from '@stratus/testing';
+import { failTestbedLoadBalancer, useOpenStackSuite, waitFor } from '@stratus/testing';
 
 /**
  * Autoscaling clusters on PROVIDER=openstack, end to end: the compiled api
@@ -132,6 +132,42 @@ describe('clusters on the openstack provider (testbed)', () => {
           intervalMs: 1_000,
         },
       );
+    }, 400_000);
+
+    it('puts its balancer back when Octavia put its load balancer in ERROR: a new one, every member a backend, its name routed again', async () => {
+      const address = built.load_balancer.address;
+      const lbAt = async () => {
+        const { loadbalancers } = await cloud.get<{ loadbalancers: Array<{ id: string; provisioning_status: string }> }>('load-balancer', '/lbaas/loadbalancers', {
+          query: { name: MARK.addressName(address) },
+        });
+        return loadbalancers.filter((lb) => !['DELETED', 'PENDING_DELETE'].includes(lb.provisioning_status));
+      };
+      const [failed] = await lbAt();
+      failTestbedLoadBalancer(failed.id);
+      // The reconciler sees the fault and heals; the converge's ensure replaces the load balancer and adds the members back.
+      await waitFor(
+        'a new load balancer with every member',
+        async () => {
+          const lbs = await lbAt();
+          const backends = (await balancer(id))?.backends.join();
+          return (
+            lbs.length === 1 &&
+            lbs[0].id !== failed.id &&
+            lbs[0].provisioning_status === 'ACTIVE' &&
+            backends ===
+              built.members
+                .map((m: any) => `${m.address}:8080 active`)
+                .sort()
+                .join()
+          );
+        },
+        { timeoutMs: 300_000, intervalMs: 1_000 },
+      );
+      const healed = await until(id, 'the heal to end', (c) => c.status === 'UPDATE_COMPLETE');
+      expect(healed.events).toContainEqual(
+        expect.objectContaining({ kind: 'heal', reason: expect.stringMatching(new RegExp(`its balancer does not serve it: the Octavia load balancer ${failed.id} is in ERROR`)) }),
+      );
+      expect((await octavia.observe(`clusterdns-${id}`))?.backends.map((b) => `${b.address}:${b.port}`)).toEqual([`${address}:8080`]);
     }, 400_000);
 
     it('deletes the cluster: its servers, load balancer and server group go', async () => {

@@ -1,12 +1,13 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { AppConfig, Cluster, CLUSTER_CAS, ClusterEvent, compareAndSet, JobOutbox } from '@stratus/core';
-import { LOAD_BALANCER_DRIVER, LoadBalancerDriver, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
+import { listenerFault, LOAD_BALANCER_DRIVER, LoadBalancerDriver, LOCAL_HOOKS, LocalHooks, ObservedListener } from '@stratus/providers';
 import { QUEUES, resourceJob, resourceJobId, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, Not, In } from 'typeorm';
 import { ensureJob } from '../jobs/lost-jobs';
-import { CLUSTER_LISTENER_PREFIX } from './cluster-balancer';
+import { HostListeners } from '../gateway/host-listeners';
+import { CLUSTER_LISTENER_PREFIX, dnsListener } from './cluster-balancer';
 import { ClusterMembers } from './cluster-members';
 
 /**
@@ -32,13 +33,14 @@ export class ClustersReconciler implements OnApplicationShutdown {
     private readonly members: ClusterMembers,
     private readonly outbox: JobOutbox,
     @InjectQueue(QUEUES.clusters) private readonly queue: Queue,
-    @Inject(LOAD_BALANCER_DRIVER) balancer: LoadBalancerDriver,
+    @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
+    private readonly hosts: HostListeners,
     private readonly config: AppConfig,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     hooks?.onInstanceExit((instanceId) => void this.lookAtClusterOf(instanceId));
     this.unwatch =
-      balancer.watch?.((listenerId) => {
+      this.balancer.watch?.((listenerId) => {
         if (listenerId.startsWith(CLUSTER_LISTENER_PREFIX)) void this.lookAt(listenerId.slice(CLUSTER_LISTENER_PREFIX.length));
       }) ?? null;
   }
@@ -95,16 +97,19 @@ export class ClustersReconciler implements OnApplicationShutdown {
     }
   }
 
-  /** Starts a heal when a member is lost or missing; records every member's health either way. */
+  /** Starts a heal when a member is lost or missing, or the balancer lost the cluster; records every member's health either way. */
   private async healIfNeeded(row: Cluster): Promise<void> {
-    const { members } = await this.members.observe(row);
+    const { members, listener } = await this.members.observe(row);
     await this.members.record(members);
     const lost = members.filter((m) => m.lost);
     const live = members.length - lost.length;
+    const balancer = await this.balancerLoss(row, listener);
     // A member on its way out (DELETING) with enough left is a scale-in finishing, not a loss: its delete job removes the link.
-    if (lost.every((m) => m.instanceStatus === 'DELETING') && live >= row.desiredSize) return;
-    const reasons = lost.map((m) => `member ${m.instanceId}: ${m.lost}`);
+    const membersWell = lost.every((m) => m.instanceStatus === 'DELETING') && live >= row.desiredSize;
+    if (membersWell && (!balancer || (await this.lastHealReason(row.id)) === balancer)) return;
+    const reasons = membersWell ? [] : lost.map((m) => `member ${m.instanceId}: ${m.lost}`);
     if (live + lost.length < row.desiredSize) reasons.push(`${row.desiredSize - live - lost.length} member(s) missing (instance deleted)`);
+    if (balancer) reasons.push(balancer);
     const reason = reasons.join('; ');
     const next = row.generation + 1;
     const entry = await this.dataSource.transaction(async (m) => {
@@ -119,6 +124,32 @@ export class ClustersReconciler implements OnApplicationShutdown {
     if (!entry) return;
     this.outbox.dispatch([entry]);
     this.logger.warn({ cluster: row.id, reason }, 'cluster healing');
+  }
+
+  /**
+   * What the balancer lost of a cluster at rest, or null: its listener, or
+   * its dnsName's entry on the edge's HTTP listener, missing (both go with a
+   * load balancer the openstack provider replaced because Octavia put it in
+   * ERROR; the entry shares the HTTP address's with every proxy host), or a
+   * listener the provider says it does not serve (listenerFault: its own
+   * load balancer in ERROR, which the converge's ensure replaces). A heal
+   * makes them again, its members as backends. A fault a heal already
+   * tried (the last heal's reason) is not healed again each sweep: a port
+   * another process holds would not be served by one either.
+   */
+  private async balancerLoss(row: Cluster, listener: ObservedListener | null): Promise<string | null> {
+    if (!row.address) return null;
+    if (!listener) return 'its balancer listener is missing';
+    const fault = listenerFault(listener);
+    if (fault) return `its balancer does not serve it: ${fault}`;
+    const dns = dnsListener({ ...row, address: row.address }, this.hosts.http);
+    if (dns && !(await this.balancer.observe(dns.listener.id))) return `the listener of its dnsName ${row.dnsName} is missing`;
+    return null;
+  }
+
+  private async lastHealReason(clusterId: string): Promise<string | null> {
+    const last = await this.dataSource.getRepository(ClusterEvent).findOne({ where: { clusterId, kind: 'heal' }, order: { at: 'DESC', id: 'DESC' } });
+    return last?.reason ?? null;
   }
 
   /** Runs a delayed job now; anything else (running, gone, done) is left as it is. */
