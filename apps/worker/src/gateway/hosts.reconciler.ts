@@ -41,7 +41,8 @@ export class HostsReconciler {
         const seen = await this.driver.observe(id);
         if (holdsAsWanted(seen, want)) continue;
         // apply reads the proxy host again and looks again after the change: a job racing this one does no harm.
-        await this.listeners.apply(target.id);
+        // (Not made: the proxy host or its instance's address went meanwhile, and its listener with them.)
+        if ((await this.listeners.apply(target.id)) !== 'made') continue;
         // A listener the provider still does not serve for the same reason (a port another process holds) was not repaired:
         // said once, when its fault is new, not counted every sweep.
         const fault = listenerFault((await this.driver.observe(id)) ?? { status: 'missing' });

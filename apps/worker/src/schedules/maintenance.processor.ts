@@ -63,8 +63,24 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     assertHandlers(QUEUES.maintenance, this.handlers);
   }
 
-  process(job: Job): Promise<unknown> {
-    return runHandler(this.handlers, job);
+  /** The scheduled jobs under way in this process, by name (see process). */
+  private readonly running = new Set<string>();
+
+  /**
+   * A tick whose previous run of the same job is still under way here is
+   * skipped: the queue runs four jobs at once, and a sweep that outlasts its
+   * interval (every proxy host's listener looked at in Octavia, a few
+   * seconds each) would otherwise have the next ticks sweep beside it, each
+   * making the same repairs again. The tick after it looks anyway.
+   */
+  async process(job: Job): Promise<unknown> {
+    if (this.running.has(job.name)) return { skipped: 'the previous run is still under way' };
+    this.running.add(job.name);
+    try {
+      return await runHandler(this.handlers, job);
+    } finally {
+      this.running.delete(job.name);
+    }
   }
 
   /**
