@@ -78,3 +78,31 @@ export async function foundOrNull<T>(get: () => Promise<T>): Promise<T | null> {
     throw err;
   }
 }
+
+interface NovaServerGroup {
+  id: string;
+  name: string;
+}
+
+/** Nova's server groups of this name (two processes racing may each have made one). */
+export async function serverGroupsNamed(client: OpenStackClient, name: string): Promise<NovaServerGroup[]> {
+  const { server_groups } = await client.get<{ server_groups: NovaServerGroup[] }>('compute', '/os-server-groups', { query: { limit: 1000 } });
+  return server_groups.filter((g) => g.name === name);
+}
+
+/** The server group of this name, made with `policy` when there is none; of several, every caller takes the lowest id. */
+export async function findOrMakeServerGroup(client: OpenStackClient, name: string, policy: 'soft-anti-affinity'): Promise<string> {
+  let found = await serverGroupsNamed(client, name);
+  if (found.length === 0) {
+    await client.post('compute', '/os-server-groups', { server_group: { name, policy } });
+    found = await serverGroupsNamed(client, name);
+  }
+  return found.map((g) => g.id).sort()[0];
+}
+
+/** Every server group of this name goes; none: fine. */
+export async function removeServerGroups(client: OpenStackClient, name: string): Promise<void> {
+  for (const found of await serverGroupsNamed(client, name)) {
+    await foundOrNull(() => client.delete('compute', `/os-server-groups/${found.id}`));
+  }
+}
