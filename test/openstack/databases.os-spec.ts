@@ -68,12 +68,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
       timeoutMs: 120_000,
       intervalMs: 500,
     });
-    const server = (await testbedDatabaseServer(key))!;
-    expect(server.id).toBe(servers[0].id);
-    for (const text of [JSON.stringify(server.metadata), server.userData]) {
-      expect(text).not.toContain(password);
-      expect(text).not.toContain(newPassword);
-    }
+    await expectSameServerWithout(key, servers[0].id, [password, newPassword]);
 
     expect((await api.delete(`/v1/databases/${created.body.id}`)).status).toBeLessThan(300);
     await waitForDatabaseGone(api, 'databases', created.body.id, 120_000);
@@ -142,14 +137,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
-    for (const [n] of memberAddresses.entries()) {
-      const server = (await testbedDatabaseServer(memberKeyOf(key, n)))!;
-      expect(server.id).toBe(members[n]!.id);
-      for (const text of [JSON.stringify(server.metadata), server.userData]) {
-        expect(text).not.toContain(password);
-        expect(text).not.toContain(newPassword);
-      }
-    }
+    for (const [n] of memberAddresses.entries()) await expectSameServerWithout(memberKeyOf(key, n), members[n]!.id, [password, newPassword]);
 
     expect((await api.delete(`/v1/databases/${created.body.id}`)).status).toBeLessThan(300);
     await waitForDatabaseGone(api, 'databases', created.body.id, 180_000);
@@ -170,6 +158,13 @@ describe('managed databases on the openstack provider (testbed)', () => {
     );
   });
 });
+
+/** The server of `key` is still `id` (a reset rebuilt nothing), and neither its metadata nor its user_data holds any of `passwords`. */
+async function expectSameServerWithout(key: string, id: string, passwords: string[]): Promise<void> {
+  const server = (await testbedDatabaseServer(key))!;
+  expect(server.id).toBe(id);
+  for (const text of [JSON.stringify(server.metadata), server.userData]) for (const password of passwords) expect(text).not.toContain(password);
+}
 
 /** The Nova server groups of an ha database's members. */
 async function serverGroupsOf(cloud: OpenStackClient, key: string): Promise<Array<{ id: string; policy: string; members: string[] }>> {

@@ -2,6 +2,7 @@ import { HA_MEMBERS, sqlExtensionName, PRELOADED_EXTENSIONS } from '@stratus/cor
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { DatabaseServerSpec, ETCD_CLIENT_PORT, ETCD_PEER_PORT, PATRONI_REST_PORT } from '../databases.driver';
+import { patroniAuthentication, patroniDcs, patroniRestApi } from '../patroni';
 import { DriverError } from '../driver-error';
 
 /**
@@ -478,8 +479,7 @@ function etcdEnvironment(spec: DatabaseServerSpec, n: number): string {
 /**
  * Patroni's leader lease across servers: Patroni's own defaults, which
  * outlast a network hiccup between them (the local provider's members
- * share one host and take a shorter lease). loop_wait + 2 * retry_timeout
- * <= ttl, as Patroni requires.
+ * share one host and take a shorter lease).
  */
 const PATRONI_TIMING = { ttl: 30, loop_wait: 10, retry_timeout: 10 } as const;
 
@@ -507,31 +507,11 @@ function patroniConfig(spec: DatabaseServerSpec, n: number, secrets: HaMemberSec
   return `scope: ${q(spec.key)}
 namespace: /stratus/
 name: ${memberName(n)}
-restapi:
-  listen: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  connect_address: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  authentication:
-    username: patroni
-    password: ${q(secrets.restApi)}
+${patroniRestApi(address, secrets.restApi)}
 etcd3:
   hosts: [${spec.memberAddresses.map((a) => q(`${a}:${ETCD_CLIENT_PORT}`)).join(', ')}]
 bootstrap:
-  dcs:
-    ttl: ${PATRONI_TIMING.ttl}
-    loop_wait: ${PATRONI_TIMING.loop_wait}
-    retry_timeout: ${PATRONI_TIMING.retry_timeout}
-    maximum_lag_on_failover: 1048576
-    synchronous_mode: true
-    synchronous_node_count: 1
-    postgresql:
-      use_pg_rewind: true
-      use_slots: true
-      parameters:
-        wal_level: replica
-        hot_standby: "on"
-        wal_log_hints: "on"
-        max_wal_senders: 10
-        max_replication_slots: 10
+${patroniDcs(PATRONI_TIMING)}
   initdb:
     - encoding: UTF8
     - data-checksums
@@ -545,16 +525,7 @@ postgresql:
   bin_dir: ${q(`/usr/lib/postgresql/${spec.version}/bin`)}
   pgpass: /var/lib/postgresql/.pgpass-patroni
   use_unix_socket: true
-  authentication:
-    superuser:
-      username: postgres
-      password: ${q(secrets.superuser)}
-    replication:
-      username: replicator
-      password: ${q(secrets.replication)}
-    rewind:
-      username: rewinder
-      password: ${q(secrets.rewind)}
+${patroniAuthentication(secrets)}
   parameters:
     password_encryption: scram-sha-256
 ${preload.length ? `    shared_preload_libraries: ${q(preload.join(','))}\n` : ''}  pg_hba:

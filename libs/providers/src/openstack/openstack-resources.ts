@@ -49,11 +49,17 @@ export async function serversOf(client: OpenStackClient, id: string): Promise<No
   return servers.filter((s) => s.metadata?.[MARK.idKey] === id && s.status !== 'DELETED');
 }
 
-/** The server of a resource id, or null; extra copies left by a racing repeat are deleted here. */
+/**
+ * The server of a resource id, or null; extra copies left by a racing
+ * repeat are deleted here. Of copies, one that is not in ERROR is kept: two
+ * boots on one port both pass Nova's API, and the one that comes second to
+ * the port fails on the host, whichever is older.
+ */
 export async function serverOf(client: OpenStackClient, id: string): Promise<NovaServer | null> {
   const servers = await serversOf(client, id);
   if (servers.length === 0) return null;
-  const kept = keeper(servers, (s) => s.created);
+  const booted = servers.filter((s) => s.status !== 'ERROR');
+  const kept = keeper(booted.length ? booted : servers, (s) => s.created);
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
 }

@@ -12,7 +12,7 @@ import {
   ObservedDatabaseMember,
   PATRONI_REST_PORT,
 } from '../../databases.driver';
-import { patroniCluster, PatroniCluster } from '../../patroni';
+import { patroniAuthentication, patroniCluster, PatroniCluster, patroniDcs, patroniRestApi } from '../../patroni';
 import { DriverError } from '../../driver-error';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
@@ -523,36 +523,11 @@ log:
 # No watchdog device for an unprivileged user; fencing is the balancer's check and the lease.
 watchdog:
   mode: "off"
-restapi:
-  listen: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  connect_address: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  authentication:
-    username: patroni
-    password: ${q(state.restPassword)}
+${patroniRestApi(address, state.restPassword)}
 etcd3:
   hosts: ${q(`${spec.address}:${ETCD_CLIENT_PORT}`)}
 bootstrap:
-  dcs:
-    ttl: ${PATRONI_TIMING.ttl}
-    loop_wait: ${PATRONI_TIMING.loop_wait}
-    retry_timeout: ${PATRONI_TIMING.retry_timeout}
-    maximum_lag_on_failover: 1048576
-    synchronous_mode: true
-    synchronous_node_count: 1
-    failsafe_mode: true
-    postgresql:
-      use_pg_rewind: true
-      use_slots: true
-      remove_data_directory_on_rewind_failure: true
-      remove_data_directory_on_diverged_timelines: true
-      parameters:
-        wal_level: replica
-        hot_standby: "on"
-        wal_log_hints: "on"
-        synchronous_commit: "on"
-        max_wal_senders: 10
-        max_replication_slots: 10
-        wal_keep_size: 128MB
+${patroniDcs(PATRONI_TIMING)}
   initdb:
     - encoding: UTF8
     - no-locale
@@ -571,13 +546,7 @@ postgresql:
   # checkpoint_timeout, over four minutes), past the create's deadline.
   basebackup:
     - checkpoint: fast
-  authentication:
-    superuser:
-      username: postgres
-      password: ${q(state.superPassword)}
-    replication:
-      username: replicator
-      password: ${q(state.replicationPassword)}
+${patroniAuthentication({ superuser: state.superPassword, replication: state.replicationPassword })}
   parameters:
 ${parameters.map((p) => `    ${p}`).join('\n')}
   pg_hba:
