@@ -15,7 +15,10 @@ import { DriverError } from '../driver-error';
  * user_data is readable by the cloud's admins and by anything on the server
  * through the metadata service, so it holds the credential only as the
  * engine's verifier (a SCRAM-SHA-256 verifier, or the SHA-256 hex that
- * Redis' ACL and ClickHouse's users file take), never the password.
+ * Redis' ACL and ClickHouse's users file take), never the password. The
+ * members of an ha PostgreSQL also find there the secrets they share with
+ * one another (HaMemberSecrets), which no client uses: they hold them
+ * anyway, and the cloud's admins could read their disks as well.
  *
  * A reset password never re-renders this: user_data cannot change after
  * boot. The server's `stratus_verifier` metadata item carries the verifier
@@ -96,7 +99,7 @@ export function renderDatabaseCloudInit(spec: DatabaseServerSpec): string {
  * The `#cloud-config` of member `n` of an ha PostgreSQL: etcd (one of
  * three, on the member addresses) and Patroni over PostgreSQL of the
  * requested major. `secrets` are what the members share and no client
- * ever uses (Patroni's superuser, replication, its REST API): the user's
+ * ever uses (Patroni's superuser, replication, rewind, REST API): the user's
  * credential is the verifier, as for a single server, applied by whichever
  * member is the primary.
  */
