@@ -1,4 +1,5 @@
 import { DatabaseEngine, PostgresExtension } from '@stratus/core';
+import { HealthCheckSpec, LoadBalancerDriver } from './load-balancer.driver';
 
 /** What the provider must run for one managed database server. Secrets appear only as verifiers. */
 export interface DatabaseServerSpec {
@@ -67,3 +68,31 @@ export interface DatabaseDriver {
 }
 
 export const DATABASE_DRIVER = Symbol('DATABASE_DRIVER');
+
+/** The load-balancer listener of an ha database, on its own address and port: one id on every provider. */
+export function haListenerId(key: string): string {
+  return `dbha-${key}`;
+}
+
+/**
+ * The listener of an ha database on the balancer: on the database's own
+ * address and port, `check` deciding which member takes connections, every
+ * member an active backend (one drained or removed outside is made active again).
+ */
+export async function keepHaListener(balancer: LoadBalancerDriver, spec: DatabaseServerSpec, check: HealthCheckSpec): Promise<void> {
+  const id = haListenerId(spec.key);
+  await balancer.ensureListener({ id, address: spec.address, port: spec.port, protocol: 'tcp', check });
+  const held = await balancer.observe(id);
+  for (const address of spec.memberAddresses) {
+    if (!held?.backends.some((b) => b.address === address && b.port === spec.port && b.state === 'active')) await balancer.addBackend(id, { address, port: spec.port });
+  }
+}
+
+/** Patroni's REST API on each member's address of an ha PostgreSQL: the balancer's health check asks `/primary` here. */
+export const PATRONI_REST_PORT = 8008;
+/** etcd's client and peer ports, where an ha PostgreSQL's consensus store listens. */
+export const ETCD_CLIENT_PORT = 2379;
+export const ETCD_PEER_PORT = 2380;
+
+/** The balancer's check of an ha PostgreSQL: only the member whose Patroni says it is the primary takes connections. */
+export const HA_POSTGRES_CHECK: HealthCheckSpec = { kind: 'http', path: '/primary', port: PATRONI_REST_PORT, intervalMs: 500, fall: 2, rise: 1 };

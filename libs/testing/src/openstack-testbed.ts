@@ -168,9 +168,9 @@ export async function testbedDatabaseServer(key: string): Promise<(NovaServer & 
  * instances, volumes, managed databases, routes, proxy hosts and clusters
  * its database still lists): load balancers, servers, their ports and
  * floating IPs, server groups and volumes, deleted through the provider's
- * own drivers. An ha database the provider refused still had its
- * members' ports made. The testbed is shared, so only what that database
- * names goes. A database that is not there left nothing.
+ * own drivers, an ha database's member ports and listener too. The
+ * testbed is shared, so only what that database names goes. A database
+ * that is not there left nothing.
  */
 export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<void> {
   const db = new Client({ connectionString: databaseUrl });
@@ -218,8 +218,8 @@ export async function releaseTestbedResourcesOf(databaseUrl: string): Promise<vo
   }
   const volume = new OpenStackVolumeDriver(client);
   for (const id of volumes) await volume.delete(id);
-  // Only its delete is used: what a server would boot with does not matter.
-  const database = new OpenStackDatabaseDriver(client, { image: '', flavor: '', dataPath: false, bootTimeoutMs: 0 });
+  // Only its delete is used (an ha database's listener and server group with it): what a server would boot with does not matter.
+  const database = new OpenStackDatabaseDriver(client, { image: '', flavor: '', dataPath: false, bootTimeoutMs: 0 }, balancers);
   for (const row of databases) {
     await database.delete(databaseServerKey(row));
     await network.releaseAddress(databaseServerKey(row));

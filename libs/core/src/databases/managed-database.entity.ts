@@ -149,7 +149,12 @@ export function databaseServerKey(row: Pick<ManagedDatabase, 'engine' | 'id'>): 
 
 /** The network driver's key of an ha database's member `n` (0, 1, 2): derived from the server's own. */
 export function databaseMemberKey(row: Pick<ManagedDatabase, 'engine' | 'id'>, n: number): string {
-  return `${databaseServerKey(row)}-member-${n}`;
+  return memberKeyOf(databaseServerKey(row), n);
+}
+
+/** Member `n`'s key from the database server's key: what a provider that has only the key names a member's port and server by. */
+export function memberKeyOf(serverKey: string, n: number): string {
+  return `${serverKey}-member-${n}`;
 }
 
 /** Members of a high-availability database: three servers, each of the row's flavor. */

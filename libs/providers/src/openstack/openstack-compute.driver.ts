@@ -2,7 +2,7 @@ import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage,
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { MARK, NovaServer, serverOf, serversOf, until } from './openstack-resources';
+import { findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
 import { OpenStackSnapshots } from './openstack-snapshots';
 
 interface NovaFlavor {
@@ -11,11 +11,6 @@ interface NovaFlavor {
   vcpus: number;
   ram: number;
   disk: number;
-}
-
-interface NovaServerGroup {
-  id: string;
-  name: string;
 }
 
 export interface OpenStackComputeOptions {
@@ -136,11 +131,7 @@ export class OpenStackComputeDriver implements ComputeDriver {
   }
 
   async removePlacementGroup(group: string): Promise<void> {
-    for (const found of await this.serverGroupsNamed(MARK.name(`group-${group}`))) {
-      await this.client.delete('compute', `/os-server-groups/${found.id}`).catch((err) => {
-        if (!(err instanceof OpenStackError && err.status === 404)) throw err;
-      });
-    }
+    await removeServerGroups(this.client, MARK.name(`group-${group}`));
   }
 
   /**
@@ -150,25 +141,11 @@ export class OpenStackComputeDriver implements ComputeDriver {
    * lowest id, and removePlacementGroup removes every one of the name.
    */
   private serverGroupFor(group: string): Promise<string> {
-    const making = this.serverGroups.get(group) ?? this.findOrMakeServerGroup(MARK.name(`group-${group}`));
+    const making = this.serverGroups.get(group) ?? findOrMakeServerGroup(this.client, MARK.name(`group-${group}`), 'soft-anti-affinity');
     this.serverGroups.set(group, making);
     // Kept only while it is made: a later create looks again (the group may have been removed meanwhile).
     void making.finally(() => this.serverGroups.delete(group)).catch(() => undefined);
     return making;
-  }
-
-  private async findOrMakeServerGroup(name: string): Promise<string> {
-    let found = await this.serverGroupsNamed(name);
-    if (found.length === 0) {
-      await this.client.post('compute', '/os-server-groups', { server_group: { name, policy: 'soft-anti-affinity' } });
-      found = await this.serverGroupsNamed(name);
-    }
-    return found.map((g) => g.id).sort()[0];
-  }
-
-  private async serverGroupsNamed(name: string): Promise<NovaServerGroup[]> {
-    const { server_groups } = await this.client.get<{ server_groups: NovaServerGroup[] }>('compute', '/os-server-groups', { query: { limit: 1000 } });
-    return server_groups.filter((g) => g.name === name);
   }
 
   /** What a found server means for a create: ready, booting, or a terminal error (an ERROR server, or a boot past its time, removed first). */

@@ -1,10 +1,11 @@
-import { engineVerifier } from '@stratus/core';
-import { DatabaseServerSpec, DriverError, MARK, serversOf } from '@stratus/providers';
+import { engineVerifier, HA_MEMBERS, memberKeyOf } from '@stratus/core';
+import { DatabaseServerSpec, DriverError, haListenerId, MARK, serversOf } from '@stratus/providers';
 import { ensureUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
-import { OpenStackDatabaseDriver, OpenStackDatabaseOptions } from './openstack-database.driver';
+import { haMemberSecrets, OpenStackDatabaseDriver, OpenStackDatabaseOptions } from './openstack-database.driver';
+import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 
 /**
@@ -19,6 +20,10 @@ const admin = testbedClient('stratus-testbed-admin');
 const network = new OpenStackNetworkDriver(client);
 const options: OpenStackDatabaseOptions = { image: 'debian-12', flavor: '', dataPath: false, bootTimeoutMs: 120_000 };
 const driver = new OpenStackDatabaseDriver(client, options);
+const balancer = new OpenStackLoadBalancerDriver(client, { dataPath: false });
+const haDriver = new OpenStackDatabaseDriver(client, { ...options, haKey: () => 'os-spec-ha-key' }, balancer);
+/** The ha databases made: their listener and server group go with haDriver.delete. */
+const haKeys: string[] = [];
 const PASSWORD = 'never-in-user-data-7f3a';
 const made: string[] = [];
 let networkId: string;
@@ -29,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const key of haKeys) await haDriver.delete(key);
   for (const key of made) {
     for (const s of await serversOf(client, key)) await client.delete('compute', `/servers/${s.id}`);
     await waitFor('the servers to go', async () => (await serversOf(client, key)).length === 0, { timeoutMs: 60_000, intervalMs: 500 });
@@ -39,7 +45,7 @@ afterAll(async () => {
 /** A spec on an address of its own, as the worker makes it: the network driver's port for the key first. */
 async function spec(overrides: Partial<DatabaseServerSpec> = {}, password = PASSWORD): Promise<DatabaseServerSpec> {
   const engine = overrides.engine ?? 'postgres';
-  const key = `${engine}-${randomUUID()}`;
+  const key = overrides.key ?? `${engine}-${randomUUID()}`;
   made.push(key);
   const address = await network.ensureAddress({ id: key, networkId, cidr: '10.0.0.0/24', kind: 'database' });
   return {
@@ -181,15 +187,58 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     await driver.delete(s.key);
   });
 
-  it('refuses what it cannot build (ha, Redis 6) before it makes anything', async () => {
-    const ha = await spec({ ha: true });
-    expect(await rejection(driver.ensureRunning({ ...ha, memberAddresses: ['10.0.0.201', '10.0.0.202', '10.0.0.203'] }))).toMatchObject({
+  it('refuses what it cannot build (ha of ClickHouse, ha without a load balancer, Redis 6) before it makes anything', async () => {
+    const members = { ha: true, memberAddresses: ['10.0.0.201', '10.0.0.202', '10.0.0.203'] };
+    const clickhouse = await spec({ engine: 'clickhouse', ...members });
+    expect(await rejection(haDriver.ensureRunning(clickhouse))).toMatchObject({
       code: 'invalid',
-      message: expect.stringMatching(/^high availability \(ha: true\) is not built on the openstack provider yet/),
+      message: expect.stringMatching(/^high availability \(ha: true\) of clickhouse is not built on the openstack provider/),
     });
+    const ha = await spec(members);
+    expect(await rejection(driver.ensureRunning(ha))).toMatchObject({ code: 'invalid', message: expect.stringContaining('needs the load balancer') });
     const redis6 = await spec({ engine: 'redis', version: '6' });
     expect(await rejection(driver.ensureRunning(redis6))).toMatchObject({ code: 'invalid', message: expect.stringContaining('Redis 6') });
-    expect(await driver.observe(ha.key)).toBeNull();
+    expect(await haDriver.observe(clickhouse.key)).toBeNull();
+    expect(await haDriver.observe(ha.key)).toBeNull();
     expect(await driver.observe(redis6.key)).toBeNull();
   });
+
+  it('ha PostgreSQL: one server per member however racing the job runs, each on its member port with its own secrets derived the same on every run', async () => {
+    const s = await haSpec();
+    expect(await haDriver.observe(s.key)).toBeNull();
+    await Promise.all([haDriver.ensureRunning(s), haDriver.ensureRunning(s), haDriver.ensureRunning(s)]);
+    await haDriver.ensureRunning(s);
+    const members = await Promise.all(s.memberAddresses.map((_, n) => serversOf(client, memberKeyOf(s.key, n))));
+    // Two racing runs may each boot a member; the next look keeps the oldest.
+    expect(members.map((servers) => servers.filter((m) => m['OS-EXT-STS:task_state'] !== 'deleting').length)).toEqual([1, 1, 1]);
+    await ready(s, haDriver);
+    const observed = await haDriver.observe(s.key);
+    expect(observed).toMatchObject({ running: true, ready: true, degraded: false });
+    // Without a data path no Patroni can say which member leads: none is called the primary.
+    expect(observed!.members).toEqual(s.memberAddresses.map((address) => ({ address, role: 'replica', health: 'up', lag: null })));
+    const userData = await Promise.all(s.memberAddresses.map(async (_, n) => storedUserData((await serversOf(client, memberKeyOf(s.key, n)))[0].id)));
+    const secrets = haMemberSecrets('os-spec-ha-key', s.key);
+    userData.forEach((text, n) => {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).toContain(s.passwordVerifier);
+      const patroni = parse((parse(text) as { write_files: Array<{ path: string; content: string }> }).write_files.find((f) => f.path === '/etc/stratus/patroni.yml')!.content);
+      expect(patroni).toMatchObject({ name: `member-${n}`, postgresql: { authentication: { replication: { password: secrets.replication } } } });
+    });
+    await haDriver.delete(s.key);
+    expect(await haDriver.observe(s.key)).toBeNull();
+    expect(await balancer.observe(haListenerId(s.key))).toBeNull();
+  });
 });
+
+/** An ha PostgreSQL spec as the worker makes it: the database's port, then one per member. */
+async function haSpec(): Promise<DatabaseServerSpec> {
+  // A key of a row's shape: its members' Nova tags (`stratus-id:<key>-member-<n>`) must stay within 60 characters.
+  const s = await spec({ ha: true, key: `postgres-9${randomInt(1e8)}` });
+  const memberAddresses: string[] = [];
+  for (let n = 0; n < HA_MEMBERS; n++) {
+    made.push(memberKeyOf(s.key, n));
+    memberAddresses.push(await network.ensureAddress({ id: memberKeyOf(s.key, n), networkId, cidr: '10.0.0.0/24', kind: 'database' }));
+  }
+  haKeys.push(s.key);
+  return { ...s, memberAddresses };
+}

@@ -49,11 +49,17 @@ export async function serversOf(client: OpenStackClient, id: string): Promise<No
   return servers.filter((s) => s.metadata?.[MARK.idKey] === id && s.status !== 'DELETED');
 }
 
-/** The server of a resource id, or null; extra copies left by a racing repeat are deleted here. */
+/**
+ * The server of a resource id, or null; extra copies left by a racing
+ * repeat are deleted here. Of copies, one that is not in ERROR is kept: two
+ * boots on one port both pass Nova's API, and the one that comes second to
+ * the port fails on the host, whichever is older.
+ */
 export async function serverOf(client: OpenStackClient, id: string): Promise<NovaServer | null> {
   const servers = await serversOf(client, id);
   if (servers.length === 0) return null;
-  const kept = keeper(servers, (s) => s.created);
+  const booted = servers.filter((s) => s.status !== 'ERROR');
+  const kept = keeper(booted.length ? booted : servers, (s) => s.created);
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
 }
@@ -76,5 +82,33 @@ export async function foundOrNull<T>(get: () => Promise<T>): Promise<T | null> {
   } catch (err) {
     if (err instanceof OpenStackError && err.status === 404) return null;
     throw err;
+  }
+}
+
+interface NovaServerGroup {
+  id: string;
+  name: string;
+}
+
+/** Nova's server groups of this name (two processes racing may each have made one). */
+export async function serverGroupsNamed(client: OpenStackClient, name: string): Promise<NovaServerGroup[]> {
+  const { server_groups } = await client.get<{ server_groups: NovaServerGroup[] }>('compute', '/os-server-groups', { query: { limit: 1000 } });
+  return server_groups.filter((g) => g.name === name);
+}
+
+/** The server group of this name, made with `policy` when there is none; of several, every caller takes the lowest id. */
+export async function findOrMakeServerGroup(client: OpenStackClient, name: string, policy: 'soft-anti-affinity'): Promise<string> {
+  let found = await serverGroupsNamed(client, name);
+  if (found.length === 0) {
+    await client.post('compute', '/os-server-groups', { server_group: { name, policy } });
+    found = await serverGroupsNamed(client, name);
+  }
+  return found.map((g) => g.id).sort()[0];
+}
+
+/** Every server group of this name goes; none: fine. */
+export async function removeServerGroups(client: OpenStackClient, name: string): Promise<void> {
+  for (const found of await serverGroupsNamed(client, name)) {
+    await foundOrNull(() => client.delete('compute', `/os-server-groups/${found.id}`));
   }
 }

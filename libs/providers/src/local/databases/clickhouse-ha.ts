@@ -4,7 +4,7 @@ import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, readF
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { DatabaseServerSpec, ObservedDatabaseMember } from '../../databases.driver';
+import { DatabaseServerSpec, haListenerId, keepHaListener, ObservedDatabaseMember } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver';
 import { chownTree } from '../file-ownership';
@@ -77,11 +77,6 @@ export interface ClickHouseHaOptions {
   balancer: LoadBalancerDriver | null;
   runAs(): Promise<RunAs>;
   exited(databaseKey: string): void;
-}
-
-/** The balancer listener of an ha database: the database's own address and port. */
-export function haListenerId(key: string): string {
-  return `dbha-${key}`;
 }
 
 /**
@@ -160,7 +155,7 @@ export class ClickHouseHa {
     let state = this.state(spec.key);
     try {
       if (!state) state = this.layOut(spec, runAs);
-      await this.keepListener(spec);
+      await keepHaListener(this.opts.balancer, spec, HA_CLICKHOUSE_CHECK);
       if (partPid(this.opts, spec.key, ZOOKEEPER) === null) {
         this.stopStrays(`${spec.key}.${ZOOKEEPER}`);
         spawnPart(this.opts, spec.key, ZOOKEEPER, this.zookeeperCommand(spec.key), runAs);
@@ -269,17 +264,6 @@ export class ClickHouseHa {
     // ZooKeeper is a JVM: it is given twice a server's start time.
     if (Date.now() - state.startedAt > this.opts.startTimeoutMs * 2) {
       throw new DriverError('invalid', `the high-availability members did not all come up within ${this.opts.startTimeoutMs * 2} ms; last output: ${this.tail(spec.key)}`);
-    }
-  }
-
-  /** The listener on the database's address, whose backends are the members. */
-  private async keepListener(spec: DatabaseServerSpec): Promise<void> {
-    const id = haListenerId(spec.key);
-    const balancer = this.opts.balancer!;
-    await balancer.ensureListener({ id, address: spec.address, port: spec.port, protocol: 'tcp', check: HA_CLICKHOUSE_CHECK });
-    const held = await balancer.observe(id);
-    for (const address of spec.memberAddresses) {
-      if (!held?.backends.some((b) => b.address === address && b.port === spec.port && b.state === 'active')) await balancer.addBackend(id, { address, port: spec.port });
     }
   }
 

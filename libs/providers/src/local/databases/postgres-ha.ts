@@ -2,9 +2,19 @@ import { PRELOADED_EXTENSIONS, randomToken, sqlExtensionName } from '@stratus/co
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { DatabaseServerSpec, ObservedDatabaseMember } from '../../databases.driver';
+import {
+  DatabaseServerSpec,
+  ETCD_CLIENT_PORT,
+  ETCD_PEER_PORT,
+  HA_POSTGRES_CHECK,
+  haListenerId,
+  keepHaListener,
+  ObservedDatabaseMember,
+  PATRONI_REST_PORT,
+} from '../../databases.driver';
+import { patroniAuthentication, patroniCluster, PatroniCluster, patroniDcs, patroniRestApi } from '../../patroni';
 import { DriverError } from '../../driver-error';
-import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver';
+import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { HaPeers } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
@@ -16,12 +26,6 @@ import type { LocalObservedDatabaseServer } from './local-database.driver';
 import { choosePostgresDistribution, findPostgresDistributions, PostgresDistribution } from './postgres-distributions';
 import { PostgresEngine } from './postgres.engine';
 
-/** Patroni's REST API on each member's address: the balancer's health check asks `/primary` here. */
-export const PATRONI_REST_PORT = 8008;
-/** The consensus store's ports, on the database's own address (the balancer holds only the database port there). */
-export const ETCD_CLIENT_PORT = 2379;
-export const ETCD_PEER_PORT = 2380;
-
 /**
  * Failover timing (docs/decisions.md, "PostgreSQL high availability"):
  * the leader's lease lives TTL_S; replicas look every LOOP_WAIT_S (and at
@@ -29,9 +33,6 @@ export const ETCD_PEER_PORT = 2380;
  * loop_wait + 2 * retry_timeout <= ttl.
  */
 export const PATRONI_TIMING = { ttl: 5, loop_wait: 1, retry_timeout: 2 } as const;
-
-/** The balancer's check: only the member whose Patroni says it is the primary takes connections. */
-export const HA_POSTGRES_CHECK: HealthCheckSpec = { kind: 'http', path: '/primary', port: PATRONI_REST_PORT, intervalMs: 500, fall: 2, rise: 1 };
 
 /**
  * A member that died is started again at once when another member holds
@@ -100,11 +101,6 @@ export function postgresHaPeers(database: HaPeers): ServerPeer[] {
     { address: database.address, port: ETCD_CLIENT_PORT, private: true },
     { address: database.address, port: ETCD_PEER_PORT, private: true },
   ];
-}
-
-/** The balancer listener of an ha database: the database's own address and port. */
-export function haListenerId(key: string): string {
-  return `dbha-${key}`;
 }
 
 /**
@@ -213,7 +209,7 @@ export class PostgresHa {
     const fresh = state === null;
     try {
       if (!state) state = this.layOut(spec, runAs);
-      await this.keepListener(spec);
+      await keepHaListener(this.opts.balancer, spec, HA_POSTGRES_CHECK);
       if (partPid(this.opts, spec.key, ETCD.name) === null) spawnPart(this.opts, spec.key, ETCD.name, this.etcdCommand(spec), runAs, { ETCDCTL_API: '3' });
       // Members start once etcd answers: a Patroni that finds no store at its start backs off for seconds.
       if (!(await etcdHealthy(spec.address))) {
@@ -316,17 +312,6 @@ export class PostgresHa {
     const since = this.stateStartedAt(spec.key);
     if (since !== null && Date.now() - since > this.opts.startTimeoutMs * 2) {
       throw new DriverError('invalid', `the high-availability members did not all come up within ${this.opts.startTimeoutMs * 2} ms; last output: ${this.tail(spec.key)}`);
-    }
-  }
-
-  /** The listener on the database's address, whose backends are the members. */
-  private async keepListener(spec: DatabaseServerSpec): Promise<void> {
-    const id = haListenerId(spec.key);
-    const balancer = this.opts.balancer!;
-    await balancer.ensureListener({ id, address: spec.address, port: spec.port, protocol: 'tcp', check: HA_POSTGRES_CHECK });
-    const held = await balancer.observe(id);
-    for (const address of spec.memberAddresses) {
-      if (!held?.backends.some((b) => b.address === address && b.port === spec.port && b.state === 'active')) await balancer.addBackend(id, { address, port: spec.port });
     }
   }
 
@@ -513,18 +498,6 @@ async function etcdHealthy(address: string): Promise<boolean> {
   }
 }
 
-interface PatroniCluster {
-  /** role: leader, sync_standby or replica; state: running once its PostgreSQL runs. */
-  members: Array<{ name: string; role: string; state: string; lag?: number | string }>;
-}
-
-/** GET /cluster of a member's Patroni: every member as the consensus store has it. */
-async function patroniCluster(address: string): Promise<PatroniCluster> {
-  const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/cluster`, { signal: AbortSignal.timeout(1_000) });
-  if (!res.ok) throw new Error(`patroni answered ${res.status}`);
-  return (await res.json()) as PatroniCluster;
-}
-
 /**
  * One member's Patroni settings. The shared part (bootstrap.dcs) is
  * written to etcd by the member that bootstraps the cluster; the timing
@@ -550,36 +523,11 @@ log:
 # No watchdog device for an unprivileged user; fencing is the balancer's check and the lease.
 watchdog:
   mode: "off"
-restapi:
-  listen: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  connect_address: ${q(`${address}:${PATRONI_REST_PORT}`)}
-  authentication:
-    username: patroni
-    password: ${q(state.restPassword)}
+${patroniRestApi(address, state.restPassword)}
 etcd3:
   hosts: ${q(`${spec.address}:${ETCD_CLIENT_PORT}`)}
 bootstrap:
-  dcs:
-    ttl: ${PATRONI_TIMING.ttl}
-    loop_wait: ${PATRONI_TIMING.loop_wait}
-    retry_timeout: ${PATRONI_TIMING.retry_timeout}
-    maximum_lag_on_failover: 1048576
-    synchronous_mode: true
-    synchronous_node_count: 1
-    failsafe_mode: true
-    postgresql:
-      use_pg_rewind: true
-      use_slots: true
-      remove_data_directory_on_rewind_failure: true
-      remove_data_directory_on_diverged_timelines: true
-      parameters:
-        wal_level: replica
-        hot_standby: "on"
-        wal_log_hints: "on"
-        synchronous_commit: "on"
-        max_wal_senders: 10
-        max_replication_slots: 10
-        wal_keep_size: 128MB
+${patroniDcs(PATRONI_TIMING)}
   initdb:
     - encoding: UTF8
     - no-locale
@@ -598,13 +546,7 @@ postgresql:
   # checkpoint_timeout, over four minutes), past the create's deadline.
   basebackup:
     - checkpoint: fast
-  authentication:
-    superuser:
-      username: postgres
-      password: ${q(state.superPassword)}
-    replication:
-      username: replicator
-      password: ${q(state.replicationPassword)}
+${patroniAuthentication({ superuser: state.superPassword, replication: state.replicationPassword })}
   parameters:
 ${parameters.map((p) => `    ${p}`).join('\n')}
   pg_hba:

@@ -1,0 +1,69 @@
+import { PATRONI_REST_PORT } from './databases.driver';
+
+/** What a member's Patroni says of its cluster. */
+export interface PatroniCluster {
+  /** role: leader, sync_standby or replica; state: running once its PostgreSQL runs (streaming, for a replica, in later Patronis). */
+  members: Array<{ name: string; role: string; state: string; lag?: number | string }>;
+}
+
+/** GET /cluster of a member's Patroni: every member as the consensus store has it. */
+export async function patroniCluster(address: string): Promise<PatroniCluster> {
+  const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/cluster`, { signal: AbortSignal.timeout(1_000) });
+  if (!res.ok) throw new Error(`patroni answered ${res.status}`);
+  return (await res.json()) as PatroniCluster;
+}
+
+/** A member's REST API block: on its own address, changes to the cluster under a password (reads, as the balancer's check, need none). */
+export function patroniRestApi(address: string, password: string): string {
+  const at = JSON.stringify(`${address}:${PATRONI_REST_PORT}`);
+  return `restapi:
+  listen: ${at}
+  connect_address: ${at}
+  authentication:
+    username: patroni
+    password: ${JSON.stringify(password)}`;
+}
+
+/**
+ * The cluster's own settings (bootstrap.dcs, written to the store by the
+ * member that bootstraps), as every provider runs them: synchronous
+ * replication to one standby, slots, pg_rewind for a former primary, and
+ * the leader's lease of `timing` (loop_wait + 2 * retry_timeout <= ttl, as
+ * Patroni requires). docs/decisions.md, "PostgreSQL high availability".
+ */
+export function patroniDcs(timing: { ttl: number; loop_wait: number; retry_timeout: number }): string {
+  return `  dcs:
+    ttl: ${timing.ttl}
+    loop_wait: ${timing.loop_wait}
+    retry_timeout: ${timing.retry_timeout}
+    maximum_lag_on_failover: 1048576
+    synchronous_mode: true
+    synchronous_node_count: 1
+    failsafe_mode: true
+    postgresql:
+      use_pg_rewind: true
+      use_slots: true
+      remove_data_directory_on_rewind_failure: true
+      remove_data_directory_on_diverged_timelines: true
+      parameters:
+        wal_level: replica
+        hot_standby: "on"
+        wal_log_hints: "on"
+        synchronous_commit: "on"
+        max_wal_senders: 10
+        max_replication_slots: 10
+        wal_keep_size: 128MB`;
+}
+
+/** postgresql.authentication: the roles Patroni connects as (pg_rewind's own where given, else the superuser), with their passwords. */
+export function patroniAuthentication(passwords: { superuser: string; replication: string; rewind?: string }): string {
+  const roles: Array<[string, string, string | undefined]> = [
+    ['superuser', 'postgres', passwords.superuser],
+    ['replication', 'replicator', passwords.replication],
+    ['rewind', 'rewinder', passwords.rewind],
+  ];
+  return [
+    '  authentication:',
+    ...roles.flatMap(([kind, user, password]) => (password === undefined ? [] : [`    ${kind}:`, `      username: ${user}`, `      password: ${JSON.stringify(password)}`])),
+  ].join('\n');
+}
