@@ -67,3 +67,12 @@ export function patroniAuthentication(passwords: { superuser: string; replicatio
     ...roles.flatMap(([kind, user, password]) => (password === undefined ? [] : [`    ${kind}:`, `      username: ${user}`, `      password: ${JSON.stringify(password)}`])),
   ].join('\n');
 }
+
+/**
+ * postgresql.basebackup: a replica's clone asks for an immediate
+ * checkpoint. Two members cloned at once otherwise wait for the second's
+ * spread one (up to 90 % of checkpoint_timeout, over four minutes), past
+ * the create's deadline.
+ */
+export const PATRONI_BASEBACKUP = `  basebackup:
+    - checkpoint: fast`;

@@ -2,7 +2,7 @@ import { HA_MEMBERS, sqlExtensionName, PRELOADED_EXTENSIONS } from '@stratus/cor
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { DatabaseServerSpec, ETCD_CLIENT_PORT, ETCD_PEER_PORT, PATRONI_REST_PORT } from '../databases.driver';
-import { patroniAuthentication, patroniDcs, patroniRestApi } from '../patroni';
+import { PATRONI_BASEBACKUP, patroniAuthentication, patroniDcs, patroniRestApi } from '../patroni';
 import { DriverError } from '../driver-error';
 
 /**
@@ -528,6 +528,7 @@ postgresql:
   bin_dir: ${q(`/usr/lib/postgresql/${spec.version}/bin`)}
   pgpass: /var/lib/postgresql/.pgpass-patroni
   use_unix_socket: true
+${PATRONI_BASEBACKUP}
 ${patroniAuthentication(secrets)}
   parameters:
     password_encryption: scram-sha-256

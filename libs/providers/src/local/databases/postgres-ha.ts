@@ -12,7 +12,7 @@ import {
   ObservedDatabaseMember,
   PATRONI_REST_PORT,
 } from '../../databases.driver';
-import { patroniAuthentication, patroniCluster, PatroniCluster, patroniDcs, patroniRestApi } from '../../patroni';
+import { PATRONI_BASEBACKUP, patroniAuthentication, patroniCluster, PatroniCluster, patroniDcs, patroniRestApi } from '../../patroni';
 import { DriverError } from '../../driver-error';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
@@ -541,11 +541,7 @@ postgresql:
   pgpass: ${q(join(memberDir, 'pgpass'))}
   use_unix_socket: true
   use_unix_socket_repl: false
-  # A replica's clone asks for an immediate checkpoint: two members cloned at
-  # once otherwise wait for the second's spread one (up to 90 % of
-  # checkpoint_timeout, over four minutes), past the create's deadline.
-  basebackup:
-    - checkpoint: fast
+${PATRONI_BASEBACKUP}
 ${patroniAuthentication({ superuser: state.superPassword, replication: state.replicationPassword })}
   parameters:
 ${parameters.map((p) => `    ${p}`).join('\n')}
