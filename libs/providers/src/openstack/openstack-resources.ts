@@ -60,6 +60,9 @@ export async function serverOf(client: OpenStackClient, id: string): Promise<Nov
   if (servers.length === 0) return null;
   const booted = servers.filter((s) => s.status !== 'ERROR');
   const kept = keeper(booted.length ? booted : servers, (s) => s.created);
+  // Copies two racing runs booted on one port: which build wins the port is known only once none builds (the other goes to
+  // ERROR). Deleting one earlier may delete the winner, and leave the loser to fail: the copies stay until they settle.
+  if (servers.length > 1 && servers.some((s) => s.status === 'BUILD')) return kept;
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
 }
