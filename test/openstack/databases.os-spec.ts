@@ -1,5 +1,5 @@
 import { HA_MEMBERS, memberKeyOf } from '@stratus/core';
-import { haListenerId, MARK, OpenStackClient, serversOf, VERIFIER_METADATA_KEY } from '@stratus/providers';
+import { haListenerId, MARK, memberGroupName, OpenStackClient, serversOf, VERIFIER_METADATA_KEY } from '@stratus/providers';
 import { testbedDatabaseServer, useOpenStackSuite, waitFor, waitForDatabase, waitForDatabaseGone } from '@stratus/testing';
 
 /**
@@ -117,6 +117,24 @@ describe('managed databases on the openstack provider (testbed)', () => {
     expect(groups[0].policy).toBe('soft-anti-affinity');
     expect([...groups[0].members].sort()).toEqual(members.map((m) => m!.id).sort());
 
+    // Each member's port is in the members' own group alone (not the project's default, every tenant's instances' group):
+    // etcd's ports take connections from the group's members only; PostgreSQL and Patroni's REST API from the network.
+    const [memberGroup] = (
+      await cloud.get<{ security_groups: Array<{ id: string; security_group_rules: Array<Record<string, string | number | null>> }> }>('network', '/security-groups', {
+        query: { name: memberGroupName(key) },
+      })
+    ).security_groups;
+    expect(memberGroup).toBeDefined();
+    for (const [n] of memberAddresses.entries()) {
+      const { ports } = await cloud.get<{ ports: Array<{ security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKeyOf(key, n)) } });
+      expect(ports.map((p) => p.security_groups)).toEqual([[memberGroup.id]]);
+    }
+    const ingress = memberGroup.security_group_rules
+      .filter((r) => r.direction === 'ingress')
+      .map((r) => `${r.port_range_min}-${r.port_range_max} from ${r.remote_group_id === memberGroup.id ? 'members' : r.remote_ip_prefix}`)
+      .sort();
+    expect(ingress).toEqual(['2379-2380 from members', '5432-5432 from 0.0.0.0/0', '8008-8008 from 0.0.0.0/0']);
+
     const listener = await octaviaListenerOf(cloud, haListenerId(key), ready.floating_ip, 5432);
     expect(listener.members.map((m) => [m.address, m.protocol_port, m.monitor_port]).sort()).toEqual(memberAddresses.map((a) => [a, 5432, 8008]).sort());
     expect(listener.monitor).toMatchObject({ type: 'HTTP', url_path: '/primary', http_method: 'GET' });
@@ -151,6 +169,7 @@ describe('managed databases on the openstack provider (testbed)', () => {
           servers.every((found) => found.length === 0) &&
           pools.length === 0 &&
           (await serverGroupsOf(cloud, key)).length === 0 &&
+          (await cloud.get<{ security_groups: unknown[] }>('network', '/security-groups', { query: { name: memberGroupName(key) } })).security_groups.length === 0 &&
           !ports.some((p) => p.name === MARK.name(key) || p.name.startsWith(`${MARK.name(key)}-member-`))
         );
       },

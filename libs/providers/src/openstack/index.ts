@@ -5,6 +5,7 @@ export * from './openstack-resources';
 export { OpenStackCatalogDriver } from './openstack-catalog.driver';
 export { OpenStackComputeDriver, defaultNetwork } from './openstack-compute.driver';
 export { OpenStackDatabaseDriver } from './openstack-database.driver';
+export { memberGroupName } from './openstack-database.member-group';
 export { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 export { OpenStackLoadBalancerDriver, OpenStackLoadBalancerOptions } from './openstack-load-balancer.driver';
 export { OpenStackNetworkDriver } from './openstack-network.driver';

@@ -6,6 +6,7 @@ import { LoadBalancerDriver } from '../load-balancer.driver';
 import { patroniCluster, PatroniCluster } from '../patroni';
 import { OpenStackClient } from './openstack-client';
 import { HaMemberSecrets, readyLine, renderDatabaseCloudInit, renderHaMemberCloudInit, unsupported, VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
+import { joinMemberGroup, keepMemberGroup, removeMemberGroup } from './openstack-database.member-group';
 import { engineAnswers } from './openstack-database.probe';
 import { OpenStackError } from './openstack-errors';
 import { findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
@@ -119,6 +120,7 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
       this.opts.deleteWaitMs ?? 60_000,
     );
     await removeServerGroups(this.client, serverGroupName(key));
+    await removeMemberGroup(this.client, key, keys.slice(1));
   }
 
   /**
@@ -143,7 +145,9 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
       const userData = missing.map((n) => renderHaMemberCloudInit(spec, n, secrets));
       // Soft: members go to different hosts where the cloud has them, and a cloud of one hypervisor still boots all three.
       const group = await findOrMakeServerGroup(this.client, serverGroupName(spec.key), 'soft-anti-affinity');
-      for (const [i, n] of missing.entries()) await this.boot(spec, { key: keys[n], address: spec.memberAddresses[n], userData: userData[i], group });
+      // Made before any member boots: a member's port is in it before its etcd listens (openstack-database.member-group.ts).
+      const securityGroup = await keepMemberGroup(this.client, spec);
+      for (const [i, n] of missing.entries()) await this.boot(spec, { key: keys[n], address: spec.memberAddresses[n], userData: userData[i], group, securityGroup });
     }
     await keepHaListener(balancer, spec, HA_POSTGRES_CHECK);
     if (missing.length) return { running: true, ready: false, step: `booting ${missing.length} of the ${HA_MEMBERS} servers of ${spec.key}` };
@@ -256,13 +260,16 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
    * address (the listener), and its own address rides along for a look
    * that has no spec.
    */
-  private async boot(spec: DatabaseServerSpec, target: { key: string; address: string; userData: string; group?: string }): Promise<void> {
+  private async boot(spec: DatabaseServerSpec, target: { key: string; address: string; userData: string; group?: string; securityGroup?: string }): Promise<void> {
     const endpoint = `${spec.address} ${spec.port}${target.key === spec.key ? '' : ` ${target.address}`}`;
+    const port = await this.portOf(target.key, target.address);
+    // Nova takes a port's groups as they are (its security_groups apply to ports it makes): set on the port itself.
+    if (target.securityGroup) await joinMemberGroup(this.client, port, target.securityGroup);
     const server = {
       name: MARK.name(target.key),
       imageRef: await this.image(),
       flavorRef: await this.flavor(),
-      networks: [{ port: await this.portOf(target.key, target.address) }],
+      networks: [{ port }],
       metadata: { [MARK.idKey]: target.key, [VERIFIER_METADATA_KEY]: spec.passwordVerifier, [ENDPOINT_METADATA_KEY]: endpoint },
       tags: [MARK.managedTag, MARK.idTag(target.key)],
       user_data: Buffer.from(target.userData, 'utf8').toString('base64'),
