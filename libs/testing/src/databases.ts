@@ -172,40 +172,30 @@ export function databaseServersUnder(dir: string): Map<string, number> {
 }
 
 /**
- * Waits (bounded) until the worker `workerPid` holds a started spare Redis
- * (the local provider's DATABASE_SPARES): one of its own (the folder names
- * the owner's pid; suites running at once share the slot's DATA_DIR, and so
- * see each other's spares) whose socket answers with two clients on it, this
- * look and the worker's link, which it opens as it puts the spare in its
- * pool. A cache created before that starts a server of its own, so a test of
- * the claim waits for it first.
+ * Waits (bounded) until the worker `workerPid` has a started spare Redis in
+ * its pool (the local provider's DATABASE_SPARES), as its log says once a
+ * create can claim it (`spare database server ready for a create to
+ * claim`, the spare's folder naming the worker's pid: the log is shared by
+ * every stack of the slot). A cache created before that starts a server of
+ * its own, so a test of the claim waits for it first. (Counting clients on
+ * the spare's socket was not enough: the worker's link counts from its
+ * connect, before its first PING is answered and the spare is pooled.)
  */
-export async function spareRedisHeld(dir: string, workerPid: number, timeoutMs = 120_000): Promise<void> {
-  const ours = `spare-redis-${workerPid}-`;
+export async function spareRedisHeld(logsDir: string, workerPid: number, timeoutMs = 120_000): Promise<void> {
+  const ours = `"spare":"spare-redis-${workerPid}-`;
   await waitFor(
-    `the worker's (pid ${workerPid}) spare Redis to be up`,
-    async () => {
-      for (const key of databaseServersUnder(dir).keys()) {
-        if (!key.startsWith(ours)) continue;
-        const info = await askUnixRedis(join(dir, 'databases', key, 'run', 'redis.sock'), 'INFO clients');
-        if (Number(/connected_clients:(\d+)/.exec(info ?? '')?.[1] ?? 0) >= 2) return true;
-      }
-      return false;
+    `the worker's (pid ${workerPid}) spare Redis to be ready`,
+    () => {
+      const log = join(logsDir, 'worker.log');
+      return (
+        existsSync(log) &&
+        readFileSync(log, 'utf8')
+          .split('\n')
+          .some((line) => line.includes(ours) && line.includes('spare database server ready'))
+      );
     },
     { timeoutMs, intervalMs: 200 },
   );
-}
-
-/** The reply to one inline Redis command on the unix socket `path` (read until it goes quiet), or null when nothing answers. */
-function askUnixRedis(path: string, command: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    let reply = '';
-    const socket = connect({ path }, () => socket.write(`${command}\r\nQUIT\r\n`));
-    socket.setTimeout(2_000, () => socket.destroy());
-    socket.on('data', (chunk) => (reply += chunk.toString()));
-    socket.on('close', () => resolve(reply || null));
-    socket.on('error', () => resolve(null));
-  });
 }
 
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */

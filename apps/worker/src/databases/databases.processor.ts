@@ -50,8 +50,10 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   onModuleInit(): void {
     this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
     // Not awaited: the worker takes jobs while its spares start. Spares are the local provider's.
-    void this.hooks?.keepDatabaseSpares(this.config.DATABASE_SPARES, (engine, err) =>
-      this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
+    void this.hooks?.keepDatabaseSpares(
+      this.config.DATABASE_SPARES,
+      (engine, err) => this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
+      (engine, spare) => this.logger.log({ engine, spare }, 'spare database server ready for a create to claim'),
     );
   }
 

@@ -27,7 +27,7 @@ export interface LocalHooks {
    * Keeps `count` spare database servers of each engine made ahead of
    * creates (LocalDatabaseDriver.keepSpares); resolves once the first are up.
    */
-  keepDatabaseSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void>;
+  keepDatabaseSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void, onReady?: (engine: DatabaseEngine, key: string) => void): Promise<void>;
   /** Stops the spares keepDatabaseSpares started; servers keep running. */
   closeDatabaseSpares(): Promise<void>;
   /** The installation's host accounts (instance users, the database user). */

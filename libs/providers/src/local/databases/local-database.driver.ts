@@ -102,6 +102,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private refillTimer: NodeJS.Timeout | null = null;
   private refilling: Promise<void> = Promise.resolve();
   private spareError: (engine: DatabaseEngine, err: Error) => void = () => undefined;
+  /** Told of each spare once a create can claim it (in its pool). */
+  private spareReady: (engine: DatabaseEngine, key: string) => void = () => undefined;
   /** Failed spare starts in a row, by engine. */
   private readonly spareFailures = new Map<DatabaseEngine, number>();
   /** Spare key -> the key of the server it became, for the exit listeners. */
@@ -167,11 +169,13 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    * running (LocalEngine.spare), so a create only claims one. Spares a gone
    * worker left are stopped first. Only the worker calls this; a spare that
    * cannot be started is reported to `onError` (and after SPARE_ATTEMPTS in a
-   * row, no longer tried). Resolves once the first spares are up (or have failed).
+   * row, no longer tried), and each one a create can claim to `onReady`.
+   * Resolves once the first spares are up (or have failed).
    */
-  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void): Promise<void> {
+  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void, onReady?: (engine: DatabaseEngine, key: string) => void): Promise<void> {
     this.sparesWanted = count;
     this.spareError = onError;
+    this.spareReady = onReady ?? (() => undefined);
     for (const engine of Object.values(this.opts.engines)) engine?.keepCopies?.(count);
     this.removeOrphanSpares();
     this.refilling = this.refilling.then(() => this.refill());
@@ -439,6 +443,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         try {
           pool.push(await this.startSpare(engine, key));
           this.spareFailures.delete(name);
+          this.spareReady(name, key);
         } catch (err) {
           const failures = (this.spareFailures.get(name) ?? 0) + 1;
           this.spareFailures.set(name, failures);
