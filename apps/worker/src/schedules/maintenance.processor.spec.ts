@@ -24,6 +24,16 @@ describe('MaintenanceProcessor', () => {
     expect(sweep).toHaveBeenCalledTimes(2);
   });
 
+  it('skips a tick while the start-up sweep of the same job is under way', async () => {
+    const { processor, sweep, release } = withSlowHostsSweep();
+    const booting = processor.onApplicationBootstrap();
+    while (sweep.mock.calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await expect(processor.process(job('hosts.reconcile', 'repeat:1'))).resolves.toEqual({ skipped: 'the previous run is still under way' });
+    expect(sweep).toHaveBeenCalledTimes(1);
+    release();
+    await booting;
+  });
+
   it('runs other jobs beside a long one', async () => {
     const { processor, quick, release } = withSlowHostsSweep();
     const first = processor.process(job('hosts.reconcile', 'repeat:1'));

@@ -63,23 +63,28 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
     assertHandlers(QUEUES.maintenance, this.handlers);
   }
 
-  /** The scheduled jobs under way in this process, by name (see process). */
+  /** The scheduled jobs under way in this process, by name (see alone). */
   private readonly running = new Set<string>();
 
+  process(job: Job): Promise<unknown> {
+    return this.alone(job.name, () => runHandler(this.handlers, job));
+  }
+
   /**
-   * A tick whose previous run of the same job is still under way here is
-   * skipped: the queue runs four jobs at once, and a sweep that outlasts its
-   * interval (every proxy host's listener looked at in Octavia, a few
-   * seconds each) would otherwise have the next ticks sweep beside it, each
-   * making the same repairs again. The tick after it looks anyway.
+   * Runs the job `name` unless a run of it is still under way here (a tick,
+   * or the start-up sweep), in which case this one is skipped: the queue
+   * runs four jobs at once, and a sweep that outlasts its interval (every
+   * proxy host's listener looked at in Octavia, a few seconds each) would
+   * otherwise have the next ticks sweep beside it, each making the same
+   * repairs again. The tick after it looks anyway.
    */
-  async process(job: Job): Promise<unknown> {
-    if (this.running.has(job.name)) return { skipped: 'the previous run is still under way' };
-    this.running.add(job.name);
+  private async alone(name: string, run: () => Promise<unknown>): Promise<unknown> {
+    if (this.running.has(name)) return { skipped: 'the previous run is still under way' };
+    this.running.add(name);
     try {
-      return await runHandler(this.handlers, job);
+      return await run();
     } finally {
-      this.running.delete(job.name);
+      this.running.delete(name);
     }
   }
 
@@ -90,14 +95,15 @@ export class MaintenanceProcessor extends WorkerHost implements OnApplicationBoo
    */
   async onApplicationBootstrap(): Promise<void> {
     await this.catalog.run();
-    for (const [what, sweep] of [
-      ['instances', () => this.instances.sweep()],
-      ['databases', () => this.databases.sweep()],
-      ['routes', () => this.routes.sweep()],
-      ['proxy hosts', () => this.hosts.sweep()],
-      ['clusters', () => this.clusters.sweep()],
+    // Each as its job (`alone`): a tick that comes meanwhile does not sweep beside it.
+    for (const [what, job, sweep] of [
+      ['instances', 'instances.reconcile', () => this.instances.sweep()],
+      ['databases', 'databases.reconcile', () => this.databases.sweep()],
+      ['routes', 'routes.reconcile', () => this.routes.sweep()],
+      ['proxy hosts', 'hosts.reconcile', () => this.hosts.sweep()],
+      ['clusters', 'clusters.reconcile', () => this.clusters.sweep()],
     ] as const) {
-      await sweep().catch((err) => this.logger.warn({ err: String(err) }, `start-up sweep of ${what} failed; the schedule repeats it`));
+      await this.alone(job, sweep).catch((err) => this.logger.warn({ err: String(err) }, `start-up sweep of ${what} failed; the schedule repeats it`));
     }
   }
 }
