@@ -88,8 +88,15 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     const [a, b] = await Promise.all([driver.ensureRunning(s), driver.ensureRunning(s)]);
     expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
     expect(await ready(s)).toMatchObject({ running: true, ready: true });
-    // The next look keeps the oldest and removes the other.
-    await waitFor('one server left', async () => (await runningCopies(s.key)) === 1, { timeoutMs: 60_000, intervalMs: 500 });
+    // The next looks keep one and remove the other, once neither is still building (serverOf).
+    await waitFor(
+      'one server left',
+      async () => {
+        await driver.observe(s.key);
+        return (await runningCopies(s.key)) === 1;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     expect(await driver.ensureRunning(s)).toMatchObject({ running: true, ready: true });
     expect(await runningCopies(s.key)).toBe(1);
     expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });

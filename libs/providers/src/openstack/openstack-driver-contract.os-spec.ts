@@ -224,9 +224,15 @@ describe('openstack compute, beyond the contract', () => {
     const s = spec();
     // Two runs of the job at once: each looks, finds nothing, and creates.
     await Promise.all([compute.create(s), compute.create(s)]);
-    // The next look keeps the oldest and removes the other.
-    await compute.observe(s.id);
-    await waitFor('one server left', async () => (await runningCopies(s.id)) === 1, { timeoutMs: 60_000, intervalMs: 500 });
+    // The next looks keep one and remove the other, once neither is still building (serverOf).
+    await waitFor(
+      'one server left',
+      async () => {
+        await compute.observe(s.id);
+        return (await runningCopies(s.id)) === 1;
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
     await compute.create(s);
     expect(await runningCopies(s.id)).toBe(1);
     await compute.delete(s.id);
