@@ -1,4 +1,5 @@
 import { CatalogDriver, CatalogSecurityGroup, ProviderCatalog } from '../catalog.driver';
+import { isMemberGroupName } from './openstack-database.member-group';
 import { OpenStackClient } from './openstack-client';
 import { isSnapshotImage } from './openstack-snapshots';
 
@@ -33,7 +34,7 @@ export class OpenStackCatalogDriver implements CatalogDriver {
       c.get<{ networks: Array<{ id: string; name: string; 'router:external': boolean; subnets: string[] }> }>('network', '/networks'),
       c.get<{ subnets: Array<{ id: string; network_id: string; cidr: string; ip_version: number }> }>('network', '/subnets'),
       c.get<{ keypairs: Array<{ keypair: { name: string; fingerprint: string } }> }>('compute', '/os-keypairs'),
-      c.get<{ security_groups: Array<{ id: string; name: string; description: string; security_group_rules: NeutronRule[] }> }>('network', '/security-groups', {
+      c.get<{ security_groups: NeutronGroup[] }>('network', '/security-groups', {
         query: { project_id: await c.projectId() },
       }),
     ]);
@@ -50,12 +51,37 @@ export class OpenStackCatalogDriver implements CatalogDriver {
           return subnet ? [{ id: n.id, name: n.name, cidr: subnet.cidr }] : [];
         }),
       keypairs: keypairs.keypairs.map(({ keypair }) => ({ name: keypair.name, fingerprint: keypair.fingerprint })),
-      securityGroups: groups.security_groups.map((g) => securityGroup(g)),
+      securityGroups: projectGroups(groups.security_groups).map((g) => securityGroup(g)),
     };
   }
 }
 
-function securityGroup(g: { id: string; name: string; description: string; security_group_rules: NeutronRule[] }): CatalogSecurityGroup {
+interface NeutronGroup {
+  id: string;
+  name: string;
+  description: string;
+  created_at?: string;
+  security_group_rules: NeutronRule[];
+}
+
+/**
+ * The groups the catalog offers: not those this provider makes for itself
+ * (an ha database's members' group), and one per name. Neutron lets two
+ * groups share a name, the catalog names a group by it (instances ask for
+ * groups by name): the oldest of a name is the one offered.
+ */
+function projectGroups(groups: NeutronGroup[]): NeutronGroup[] {
+  const byName = new Map<string, NeutronGroup>();
+  const age = (g: NeutronGroup) => `${g.created_at ?? ''} ${g.id}`;
+  for (const g of groups) {
+    if (isMemberGroupName(g.name)) continue;
+    const held = byName.get(g.name);
+    if (!held || age(g) < age(held)) byName.set(g.name, g);
+  }
+  return [...byName.values()];
+}
+
+function securityGroup(g: NeutronGroup): CatalogSecurityGroup {
   return {
     id: g.id,
     name: g.name,

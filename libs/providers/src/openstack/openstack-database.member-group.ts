@@ -40,6 +40,11 @@ export function memberGroupName(key: string): string {
   return MARK.name(`members-${key}`);
 }
 
+/** A group this provider made for an ha database's members: internal, never the catalog's. */
+export function isMemberGroupName(name: string): boolean {
+  return name.startsWith(MARK.name('members-'));
+}
+
 /** The members' group (made, or the oldest of racing copies), with its ingress rules; returns its id. */
 export async function keepMemberGroup(client: OpenStackClient, spec: DatabaseServerSpec): Promise<string> {
   const name = memberGroupName(spec.key);
@@ -50,6 +55,13 @@ export async function keepMemberGroup(client: OpenStackClient, spec: DatabaseSer
     groups = await groupsNamed(client, name);
   }
   const group = keeper(groups, (g) => g.created_at);
+  // A racing run's copy goes (each run keeps the oldest, so no port joins another); one in use already is left to the delete.
+  for (const extra of groups) {
+    if (extra.id === group.id) continue;
+    await client.delete('network', `/security-groups/${extra.id}`).catch((err: unknown) => {
+      if (!(err instanceof OpenStackError && (err.status === 404 || err.status === 409))) throw err;
+    });
+  }
   const wanted: WantedRule[] = [
     { port_range_min: ETCD_CLIENT_PORT, port_range_max: ETCD_PEER_PORT, remote_group_id: group.id },
     { port_range_min: spec.port, port_range_max: spec.port, remote_ip_prefix: '0.0.0.0/0' },
