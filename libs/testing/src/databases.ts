@@ -123,11 +123,15 @@ export async function waitForDatabase(
   );
 }
 
-/** Polls until the server is gone from the collection (GET answers 404). */
-export async function waitForDatabaseGone(client: HttpClient, collection: DatabaseCollection, id: number, timeoutMs = 60_000): Promise<void> {
+/**
+ * Polls until the server is gone from the collection (GET answers 404).
+ * The bound is generous: on the OpenStack testbed a delete waits for Nova
+ * to let the server go, which a loaded machine stretches past a minute.
+ */
+export async function waitForDatabaseGone(client: HttpClient, collection: DatabaseCollection, id: number, timeoutMs = 180_000): Promise<void> {
   await waitFor(`${collection}/${id} to be gone`, async () => (await client.get(`/v1/${collection}/${id}`)).status === 404, {
     timeoutMs,
-    intervalMs: 50,
+    intervalMs: 200,
   });
 }
 
