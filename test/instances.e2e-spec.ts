@@ -157,10 +157,15 @@ describe(`compute instances on the ${providerUnderTest()} provider`, () => {
     await whenBacked(async () => expect(await instanceBacked(s.stack.env.DATA_DIR, created.body.id)).toBe(true));
 
     expect((await s.api.delete(`/v1/instances/${created.body.id}`)).status).toBe(204);
-    await waitFor('the instance to leave the list', async () => {
-      const list = await s.api.get('/v1/instances');
-      return !(list.body as any[]).some((i) => i.id === created.body.id);
-    });
+    // Generous: on the OpenStack testbed the delete first takes its proxy host off the shared Octavia load balancer, then waits for Nova.
+    await waitFor(
+      'the instance to leave the list',
+      async () => {
+        const list = await s.api.get('/v1/instances');
+        return !(list.body as any[]).some((i) => i.id === created.body.id);
+      },
+      { timeoutMs: 180_000 },
+    );
     // Its process group ended, its Nova server gone.
     await whenBacked(async () => expect(await instanceBacked(s.stack.env.DATA_DIR, created.body.id)).toBe(false));
     await whenReal(() => expect(fetch(`http://${active.metadata.privateIp}:3000/`)).rejects.toThrow());
