@@ -20,6 +20,13 @@ const GLANCE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 const PROP = { project: 'stratus_project', source: 'stratus_source', name: 'stratus_name' } as const;
 /** Statuses of an image that will never hold data: looked past, and removed by the next snapshot or delete. */
 const DEAD = new Set(['killed', 'deleted', 'pending_delete']);
+/**
+ * How long an upload may take before a boot from it stops waiting: Nova
+ * uploads a disk in minutes; an image still `queued` or `saving` an hour
+ * after Nova made it belongs to an upload that died with its compute host,
+ * and would keep a member in BUILD (and its cluster in progress) forever.
+ */
+export const SNAPSHOT_UPLOAD_LIMIT_MS = 60 * 60_000;
 
 /**
  * Snapshot images as Nova makes them (the server's createImage action),
@@ -72,7 +79,8 @@ export class OpenStackSnapshots {
   /**
    * The Glance image a server boots from: the snapshot image of that id
    * once it is active (null while Nova uploads it, invalid when the upload
-   * failed), else the id as it is (a catalog image's Glance id).
+   * failed or outlived SNAPSHOT_UPLOAD_LIMIT_MS), else the id as it is (a
+   * catalog image's Glance id).
    */
   async imageRef(imageId: string): Promise<string | null> {
     if (!SNAPSHOT_ID.test(imageId)) return imageId;
@@ -81,8 +89,11 @@ export class OpenStackSnapshots {
     const live = images.filter((i) => !DEAD.has(i.status));
     if (live.length === 0) throw new DriverError('invalid', `snapshot image ${imageId} failed in Glance (${images[0].status})`);
     const image = keeper(live, (i) => i.created_at);
-    if (image.status !== 'active') return null;
-    return image.id;
+    if (image.status === 'active') return image.id;
+    if (Date.parse(image.created_at) + SNAPSHOT_UPLOAD_LIMIT_MS < Date.now()) {
+      throw new DriverError('invalid', `snapshot image ${imageId} is still ${image.status} in Glance ${SNAPSHOT_UPLOAD_LIMIT_MS / 60_000} min after Nova made it: its upload did not finish`);
+    }
+    return null;
   }
 
   /** The snapshot's image, extra copies a racing repeat made deleted; null when there is none that lives. */
