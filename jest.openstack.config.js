@@ -11,14 +11,15 @@ const unit = base.projects.find((p) => p.displayName === 'unit');
  * The e2e suites e2e-openstack runs: those whose resources the testbed's
  * drivers make (compute, network, volumes, load balancers: gateway routes
  * and proxy hosts on Octavia, database servers under databases, cache and
- * analytics, and their password resets). A suite joins by its name here
- * once its provider's drivers are built; its catalog references come from
+ * analytics, and their password resets, clusters: members as Nova
+ * servers, their balancer on Octavia). A suite joins by its name here once
+ * its provider's drivers are built; its catalog references come from
  * catalogFixtures() in libs/testing, and its checks that need a data path
  * (itReal, whenReal) are skipped, as nothing may connect to the testbed's
  * tenant addresses; what the cloud keeps instead is checked (whenOpenStack,
  * providerListener).
  */
-const OPENSTACK_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics', 'password-reset'];
+const OPENSTACK_SUITES = ['instances', 'volumes', 'gateway', 'dns', 'databases', 'cache', 'analytics', 'password-reset', 'clusters'];
 
 module.exports = {
   testTimeout: 300_000,

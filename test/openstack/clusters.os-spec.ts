@@ -12,10 +12,11 @@ import { failTestbedLoadBalancer, useOpenStackSuite, waitFor } from '@stratus/te
  * The testbed has no data path (nothing answers on its tenant addresses)
  * and its Octavia runs no health checks, so OPENSTACK_DATA_PATH=false
  * counts a member Octavia took as up (a simulation, named in the setting).
- * What the local suite (test/clusters.e2e-spec.ts) checks through traffic
- * (requests reaching every member, none failing while a member is killed
- * or the cluster scales) needs that data path and is not repeated here:
- * what is checked is what Nova and Octavia hold.
+ * The clusters end-to-end suite (test/clusters.e2e-spec.ts) runs on the
+ * testbed too (project e2e-openstack): build, heal, updates, from-instance,
+ * a failed boot, delete. What is here is the openstack provider's own: the
+ * server group, the Nova server deleted behind the cluster's back, and the
+ * Octavia load balancer put in ERROR.
  */
 describe('clusters on the openstack provider (testbed)', () => {
   const s = useOpenStackSuite();
@@ -101,22 +102,14 @@ describe('clusters on the openstack provider (testbed)', () => {
       expect(byName?.backends.map((b) => `${b.address}:${b.port}`)).toEqual([`${built.load_balancer.address}:8080`]);
     }, 400_000);
 
-    it('grows to a new desired_size: one more server and backend', async () => {
-      const grow = await s.api.request('PUT', `/v1/clusters/${id}`, { desired_size: 3 });
-      expect({ status: grow.status, body: grow.body }).toMatchObject({ status: 202, body: { status: 'UPDATE_IN_PROGRESS', desired_size: 3 } });
-      built = await until(id, 'three members', (c) => c.status === 'UPDATE_COMPLETE' && c.members.length === 3 && c.members.every((m: any) => m.health === 'up'));
-      expect((await balancer(id))?.backends).toEqual(built.members.map((m: any) => `${m.address}:8080 active`).sort());
-      expect((await serverGroupOf(id))?.members).toHaveLength(3);
-    }, 400_000);
-
     it('replaces a member whose Nova server is deleted behind its back', async () => {
       const victim = built.members[0];
       const [server] = await serversOf(cloud, victim.instance_id);
       await cloud.delete('compute', `/servers/${server.id}`);
       built = await until(
         id,
-        'three members again, the lost one replaced',
-        (c) => c.members.length === 3 && c.members.every((m: any) => m.health === 'up') && !c.members.some((m: any) => m.instance_id === victim.instance_id),
+        'two members again, the lost one replaced',
+        (c) => c.members.length === 2 && c.members.every((m: any) => m.health === 'up') && !c.members.some((m: any) => m.instance_id === victim.instance_id),
       );
       expect(built.events.map((e: any) => e.kind)).toContain('heal');
       await waitFor(
@@ -181,16 +174,4 @@ describe('clusters on the openstack provider (testbed)', () => {
       expect(await serverGroupOf(id)).toBeNull();
     }, 400_000);
   });
-
-  it("ends CREATE_FAILED with Nova's reason when a member cannot be placed, and leaves no server", async () => {
-    const created = await s.api.post('/v1/clusters', { name: 'os-broken', ...fields, flavor: 'testbed.unschedulable' });
-    expect(created.status).toBe(201);
-    const failed = await until(created.body.id, 'the build to fail', (c) => c.status === 'CREATE_FAILED');
-    expect(failed.status_reason).toContain('No valid host');
-    await waitFor('its members to be gone', async () => (await cluster(created.body.id)).members.length === 0, { timeoutMs: 180_000, intervalMs: 1_000 });
-    for (const m of failed.members) expect(await serversOf(cloud, m.instance_id)).toEqual([]);
-    expect((await s.api.delete(`/v1/clusters/${created.body.id}`)).status).toBe(204);
-    await waitFor('the cluster to be gone', async () => (await s.api.get(`/v1/clusters/${created.body.id}`)).status === 404, { timeoutMs: 300_000, intervalMs: 1_000 });
-    expect(await octavia.observe(`cluster-${created.body.id}`)).toBeNull();
-  }, 400_000);
 });

@@ -23,6 +23,8 @@ export interface CatalogFixtures {
   flavorId: string;
   /** The resource limits an instance of that flavor reports (metadata.resourceLimits). */
   flavorLimits: RegExp;
+  /** Another flavor (by name), for an update that moves members off flavorName. */
+  otherFlavorName: string;
   /** The flavor a managed database names (by name or id): the project catalog has database flavors, the testbed only Nova's. */
   databaseFlavor: string;
   /** The network instances and database servers go on (its id), and the keypair they name. */
@@ -42,6 +44,7 @@ const PROJECT_CATALOG = {
   plainImage: 'plain',
   flavorName: 'm1.small',
   flavorId: 'f-small',
+  otherFlavorName: 'm1.micro',
   databaseFlavor: 'db.small',
   network: 'private',
   keypair: 'default',
@@ -106,6 +109,7 @@ export function catalogFixtures(provider: ProviderName = providerUnderTest()): C
       openstackFixtures ??= {
         ...(JSON.parse(readFileSync(resolvedFile(), 'utf8')) as Resolved),
         flavorName: TESTBED_NAMES.flavor,
+        otherFlavorName: 'm1.tiny',
         databaseFlavor: TESTBED_NAMES.flavor,
         // The testbed's m1.small (scripts/openstack-testbed/seed.py), as Nova reports it.
         flavorLimits: /^Nova flavor m1\.small: 1 vCPU, 2048 MiB$/,

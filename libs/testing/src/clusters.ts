@@ -1,8 +1,28 @@
+import { catalogFixtures } from './catalog-fixtures';
 import { HttpClient } from './http-client';
 import { waitFor } from './wait';
 
-/** A cluster of the demo web app, as every cluster test creates it (the port above 1024 is the tests' choice, not a rule). */
-export const DEMO_CLUSTER = { image: 'demo-web', flavor: 'm1.small', backend_network_id: 'private', key_name: 'default', port: 8080 };
+/**
+ * A cluster of the demo web app, as every cluster test creates it, its
+ * references from the catalog of the provider under test (catalogFixtures),
+ * read when spread as DEMO_INSTANCE's are (the port above 1024 is the
+ * tests' choice, not a rule).
+ */
+export const DEMO_CLUSTER: { readonly image: string; readonly flavor: string; readonly backend_network_id: string; readonly key_name: string; readonly port: number } = {
+  get image() {
+    return catalogFixtures().demoImage;
+  },
+  get flavor() {
+    return catalogFixtures().flavorName;
+  },
+  get backend_network_id() {
+    return catalogFixtures().network;
+  },
+  get key_name() {
+    return catalogFixtures().keypair;
+  },
+  port: 8080,
+};
 
 /** Polls the cluster until its status is one of `statuses`; returns it. */
 export async function waitForCluster(client: HttpClient, id: string, statuses: string[] = ['CREATE_COMPLETE'], timeoutMs = 60_000, intervalMs = 100): Promise<any> {

@@ -1,5 +1,6 @@
 import { AppConfig, databaseMemberKey, databaseServerKey, DatabaseEngine, HA_MEMBERS } from '@stratus/core';
 import {
+  MARK,
   NovaServer,
   OpenStackClient,
   OpenStackClientOptions,
@@ -17,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { REPO_ROOT } from './test-env';
+import { waitFor } from './wait';
 
 /** A function, not a constant: test-env imports this module, and REPO_ROOT is set once both are loaded. */
 const script = () => join(REPO_ROOT, 'scripts/openstack-testbed/testbed.sh');
@@ -129,6 +131,33 @@ export function ensureTestbedUp(): void {
  */
 export function failTestbedLoadBalancer(id: string): void {
   execFileSync('bash', [script(), 'fail-lb', id], { stdio: 'inherit' });
+}
+
+/**
+ * Does for snapshot `snapshotId` what a real hypervisor's upload does:
+ * Nova's fake virt driver takes the createImage action but uploads no
+ * disk, so the Glance image it makes stays `queued` and nothing boots from
+ * it. Waits for that image, sets its disk and container format, uploads a
+ * few bytes, and waits for `active`.
+ */
+export async function uploadTestbedSnapshot(snapshotId: string, client: OpenStackClient = testbedClient()): Promise<void> {
+  type Image = { id: string; status: string };
+  const images = async () => (await client.get<{ images: Image[] }>('image', '/images', { query: { [MARK.idKey]: snapshotId } })).images;
+  const [image] = await waitFor(`Nova to make the image of snapshot ${snapshotId}`, async () => ((await images()).length ? images() : undefined), {
+    timeoutMs: 120_000,
+    intervalMs: 500,
+  });
+  if (image.status === 'queued') {
+    await client.request('image', 'PATCH', `/images/${image.id}`, {
+      body: [
+        { op: 'add', path: '/disk_format', value: 'raw' },
+        { op: 'add', path: '/container_format', value: 'bare' },
+      ],
+      headers: { 'Content-Type': 'application/openstack-images-v2.1-json-patch' },
+    });
+    await client.request('image', 'PUT', `/images/${image.id}/file`, { body: Buffer.alloc(1024), headers: { 'Content-Type': 'application/octet-stream' } });
+  }
+  await waitFor(`image ${image.id} to be active`, async () => (await images()).some((i) => i.id === image.id && i.status === 'active'), { timeoutMs: 60_000, intervalMs: 500 });
 }
 
 /** The keypair `name` in Nova, for the testbed's user (made when it is not there). */

@@ -1,5 +1,5 @@
 import { InstanceSpec, MARK, serversOf, SnapshotSpec } from '@stratus/providers';
-import { createUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
+import { createUntilReady, rejection, testbedClient, uploadTestbedSnapshot } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
@@ -8,7 +8,7 @@ import { GlanceImage } from './openstack-snapshots';
 /**
  * Snapshots against the testbed's Nova and Glance. Nova's fake virt driver
  * takes the createImage action but uploads no disk, so the image it makes
- * stays `queued`: `uploadAsHypervisor` does what a real hypervisor's
+ * stays `queued`: `uploadTestbedSnapshot` does what a real hypervisor's
  * upload does (disk and container format, then the data), which takes the
  * image through `saving` to `active`.
  */
@@ -56,19 +56,6 @@ async function createImageCalls(instanceId: string): Promise<number> {
   return instanceActions.filter((a) => a.action === 'createImage').length;
 }
 
-async function uploadAsHypervisor(id: string): Promise<void> {
-  const [image] = await glanceImages(id);
-  await client.request('image', 'PATCH', `/images/${image.id}`, {
-    body: [
-      { op: 'add', path: '/disk_format', value: 'raw' },
-      { op: 'add', path: '/container_format', value: 'bare' },
-    ],
-    headers: { 'Content-Type': 'application/openstack-images-v2.1-json-patch' },
-  });
-  await client.request('image', 'PUT', `/images/${image.id}/file`, { body: Buffer.alloc(1024), headers: { 'Content-Type': 'application/octet-stream' } });
-  await waitFor(`image ${image.id} to be active`, async () => (await glanceImages(id))[0]?.status === 'active', { timeoutMs: 60_000, intervalMs: 500 });
-}
-
 describe('openstack snapshots', () => {
   it('a snapshot is one Glance image; repeated, the same; booted from once active; deleted, gone', async () => {
     const source = instanceSpec();
@@ -91,7 +78,7 @@ describe('openstack snapshots', () => {
     expect(await compute.create(early)).toMatchObject({ running: false, ready: false });
     expect(await serversOf(client, early.id)).toHaveLength(0);
 
-    await uploadAsHypervisor(spec.id);
+    await uploadTestbedSnapshot(spec.id, client);
     // Not a catalog image: it is one project's.
     expect((await new OpenStackCatalogDriver(client).catalog()).images.map((i) => i.id)).not.toContain(made.id);
     expect(await compute.observeSnapshot(spec.id)).toEqual(image);
