@@ -6,7 +6,9 @@ import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 import { haMemberSecrets, OpenStackDatabaseDriver, OpenStackDatabaseOptions } from './openstack-database.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { memberGroupName } from './openstack-database.member-group';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
+import { keeper } from './openstack-resources';
 
 /**
  * Managed database servers on the testbed's Nova. Its fake virt driver
@@ -235,7 +237,41 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect(await haDriver.observe(s.key)).toBeNull();
     expect(await balancer.observe(haListenerId(s.key))).toBeNull();
   });
+
+  it("ha PostgreSQL: members a racing run put in its own copy of the members' group are moved to the one kept, and the copy goes", async () => {
+    const s = await haSpec();
+    await haDriver.ensureRunning(s);
+    const [kept] = await membersGroups(s.key);
+    // What a racing run leaves: it made the group within the moment this one did, saw only its copy, and put a member there.
+    const { security_group: copy } = await client.post<{ security_group: { id: string } }>('network', '/security-groups', {
+      security_group: { name: memberGroupName(s.key), description: 'a racing copy' },
+    });
+    const [moved] = await memberPorts(s.key, 1);
+    await client.put('network', `/ports/${moved.id}`, { port: { security_groups: [copy.id] } });
+    const split = await membersGroups(s.key);
+    // The one every run keeps (keepMemberGroup): the oldest, then the lowest id.
+    const survivor = keeper(split, (g) => g.created_at).id;
+    expect(split.map((g) => g.id).sort()).toEqual([kept.id, copy.id].sort());
+
+    await haDriver.ensureRunning(s);
+    for (let n = 0; n < HA_MEMBERS; n++) expect((await memberPorts(s.key, n)).map((p) => p.security_groups)).toEqual([[survivor]]);
+    expect((await membersGroups(s.key)).map((g) => g.id)).toEqual([survivor]);
+  });
 });
+
+/** The Neutron security groups named as the members' of the ha database. */
+async function membersGroups(key: string): Promise<Array<{ id: string; created_at: string }>> {
+  const { security_groups } = await client.get<{ security_groups: Array<{ id: string; name: string; created_at: string }> }>('network', '/security-groups', {
+    query: { name: memberGroupName(key) },
+  });
+  return security_groups.filter((g) => g.name === memberGroupName(key));
+}
+
+/** The network driver's ports of member n. */
+async function memberPorts(key: string, n: number): Promise<Array<{ id: string; security_groups: string[] }>> {
+  const { ports } = await client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKeyOf(key, n)) } });
+  return ports;
+}
 
 /** An ha PostgreSQL spec as the worker makes it: the database's port, then one per member. */
 async function haSpec(): Promise<DatabaseServerSpec> {
