@@ -1,6 +1,6 @@
 import { engineVerifier, HA_MEMBERS, memberKeyOf } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, haListenerId, MARK, serversOf } from '@stratus/providers';
-import { ensureUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
+import { ensureUntilReady, rejection, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
@@ -69,10 +69,7 @@ async function spec(overrides: Partial<DatabaseServerSpec> = {}, password = PASS
 }
 
 /** Servers of the key that run or boot, counted in Nova itself. */
-async function runningCopies(key: string): Promise<number> {
-  const servers = await serversOf(client, key);
-  return servers.filter((s) => (s.status === 'ACTIVE' || s.status === 'BUILD') && s['OS-EXT-STS:task_state'] !== 'deleting').length;
-}
+const runningCopies = (key: string) => runningServerCopies(client, key);
 
 /** The user_data Nova keeps for the server (an admin's attribute from microversion 2.3 on), decoded. */
 async function storedUserData(serverId: string): Promise<string> {
@@ -91,14 +88,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
     expect(await ready(s)).toMatchObject({ running: true, ready: true });
     // The next looks keep one and remove the other, once neither is still building (serverOf).
-    await waitFor(
-      'one server left',
-      async () => {
-        await driver.observe(s.key);
-        return (await runningCopies(s.key)) === 1;
-      },
-      { timeoutMs: 120_000, intervalMs: 500 },
-    );
+    await untilOneServerCopy(client, s.key, () => driver.observe(s.key));
     expect(await driver.ensureRunning(s)).toMatchObject({ running: true, ready: true });
     expect(await runningCopies(s.key)).toBe(1);
     expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });
