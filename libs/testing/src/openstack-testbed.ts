@@ -192,6 +192,30 @@ export async function testbedDatabaseServer(key: string): Promise<(NovaServer & 
   return { ...servers[0], userData: Buffer.from(server['OS-EXT-SRV-ATTR:user_data'] ?? '', 'base64').toString('utf8') };
 }
 
+/** Servers of the resource id that run or boot (those being deleted aside), counted in Nova itself. */
+export async function runningServerCopies(client: OpenStackClient, id: string): Promise<number> {
+  const servers = await serversOf(client, id);
+  return servers.filter((s) => (s.status === 'ACTIVE' || s.status === 'BUILD') && s['OS-EXT-STS:task_state'] !== 'deleting').length;
+}
+
+/**
+ * Waits until Nova runs one copy of the resource's server after two
+ * racing creates, calling `look` (a driver's observe) before each count:
+ * the driver removes a racing copy only on a look, and only once none of
+ * the copies still builds (serverOf), so one look right after the race
+ * may rightly keep both, and no look at all would never settle.
+ */
+export async function untilOneServerCopy(client: OpenStackClient, id: string, look: () => Promise<unknown>, timeoutMs = 120_000): Promise<void> {
+  await waitFor(
+    `one server of ${id} left`,
+    async () => {
+      await look();
+      return (await runningServerCopies(client, id)) === 1;
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+}
+
 /**
  * What an installation on the openstack provider left in the testbed (the
  * instances, volumes, managed databases, routes, proxy hosts and clusters

@@ -7,7 +7,7 @@ import { Queue } from 'bullmq';
 import { DataSource, Not, In } from 'typeorm';
 import { ensureJob } from '../jobs/lost-jobs';
 import { HostListeners } from '../gateway/host-listeners';
-import { CLUSTER_LISTENER_PREFIX, dnsListener } from './cluster-balancer';
+import { CLUSTER_DNS_PREFIX, CLUSTER_LISTENER_PREFIX, dnsListener } from './cluster-balancer';
 import { ClusterMembers } from './cluster-members';
 
 /**
@@ -52,9 +52,33 @@ export class ClustersReconciler implements OnApplicationShutdown {
   /** Every cluster but those on their way out (their delete job is repaired all the same). */
   async sweep(): Promise<void> {
     const rows = await this.dataSource.getRepository(Cluster).find({ where: { status: Not(In(['DELETE_FAILED', 'CREATE_FAILED'])) }, order: { id: 'ASC' } });
+    const dnsEntries = this.dnsEntriesOnce();
     for (const row of rows) {
-      await this.reconcile(row).catch((err) => this.logger.error({ cluster: row.id, err: String(err) }, 'cannot reconcile a cluster'));
+      await this.reconcile(row, false, dnsEntries).catch((err) => this.logger.error({ cluster: row.id, err: String(err) }, 'cannot reconcile a cluster'));
     }
+  }
+
+  /**
+   * The dnsName entries the balancer holds, listed once for a whole sweep
+   * and only when a cluster at rest asks (none: no call); null when the
+   * listing failed, and each cluster's entry is then observed on its own.
+   * One listing rather than an observe per cluster: the sweep runs every
+   * CLUSTER_RECONCILE_INTERVAL_MS (2 s) over every cluster, and an observe
+   * is several calls to the provider (on Octavia, four or five GETs: pool,
+   * load balancer, listeners, members, policies), where a listing is one
+   * (the managed pools). Rather than observing each entry only every Nth
+   * sweep, which would put a heal off by as many sweeps.
+   */
+  private dnsEntriesOnce(): () => Promise<Set<string> | null> {
+    let listed: Promise<Set<string> | null> | null = null;
+    return () =>
+      (listed ??= this.balancer
+        .listenerIds(CLUSTER_DNS_PREFIX)
+        .then((ids) => new Set(ids))
+        .catch((err) => {
+          this.logger.warn({ err: String(err) }, "cannot list the clusters' dnsName entries; observing each instead");
+          return null;
+        }));
   }
 
   /**
@@ -70,13 +94,13 @@ export class ClustersReconciler implements OnApplicationShutdown {
   private async lookAt(clusterId: string): Promise<void> {
     try {
       const row = await this.dataSource.getRepository(Cluster).findOneBy({ id: clusterId });
-      if (row) await this.reconcile(row, true);
+      if (row) await this.reconcile(row, true, null);
     } catch (err) {
       this.logger.warn({ cluster: clusterId, err: String(err) }, 'cannot look at a cluster; the next sweep does');
     }
   }
 
-  private async reconcile(row: Cluster, notice = false): Promise<void> {
+  private async reconcile(row: Cluster, notice: boolean, dnsEntries: (() => Promise<Set<string> | null>) | null): Promise<void> {
     switch (row.status) {
       case 'CREATE_IN_PROGRESS':
       case 'UPDATE_IN_PROGRESS':
@@ -91,19 +115,19 @@ export class ClustersReconciler implements OnApplicationShutdown {
       case 'CREATE_COMPLETE':
       case 'UPDATE_COMPLETE':
       case 'UPDATE_FAILED':
-        return this.healIfNeeded(row);
+        return this.healIfNeeded(row, dnsEntries);
       default:
         return;
     }
   }
 
   /** Starts a heal when a member is lost or missing, or the balancer lost the cluster; records every member's health either way. */
-  private async healIfNeeded(row: Cluster): Promise<void> {
+  private async healIfNeeded(row: Cluster, dnsEntries: (() => Promise<Set<string> | null>) | null): Promise<void> {
     const { members, listener } = await this.members.observe(row);
     await this.members.record(members);
     const lost = members.filter((m) => m.lost);
     const live = members.length - lost.length;
-    const balancer = await this.balancerLoss(row, listener);
+    const balancer = await this.balancerLoss(row, listener, dnsEntries);
     // A member on its way out (DELETING) with enough left is a scale-in finishing, not a loss: its delete job removes the link.
     const membersWell = lost.every((m) => m.instanceStatus === 'DELETING') && live >= row.desiredSize;
     if (membersWell && (!balancer || (await this.lastHealReason(row.id)) === balancer)) return;
@@ -135,15 +159,21 @@ export class ClustersReconciler implements OnApplicationShutdown {
    * load balancer in ERROR, which the converge's ensure replaces). A heal
    * makes them again, its members as backends. A fault a heal already
    * tried (the last heal's reason) is not healed again each sweep: a port
-   * another process holds would not be served by one either.
+   * another process holds would not be served by one either. The entry is
+   * looked up in the sweep's listing (dnsEntriesOnce); one the listing
+   * lacks is observed before it counts as lost, since a listing taken
+   * before an entry was made again must not start a heal. A notice about
+   * one cluster has no listing and observes it.
    */
-  private async balancerLoss(row: Cluster, listener: ObservedListener | null): Promise<string | null> {
+  private async balancerLoss(row: Cluster, listener: ObservedListener | null, dnsEntries: (() => Promise<Set<string> | null>) | null): Promise<string | null> {
     if (!row.address) return null;
     if (!listener) return 'its balancer listener is missing';
     const fault = listenerFault(listener);
     if (fault) return `its balancer does not serve it: ${fault}`;
     const dns = dnsListener({ ...row, address: row.address }, this.hosts.http);
-    if (dns && !(await this.balancer.observe(dns.listener.id))) return `the listener of its dnsName ${row.dnsName} is missing`;
+    if (!dns) return null;
+    const listed = (await dnsEntries?.())?.has(dns.listener.id) ?? false;
+    if (!listed && !(await this.balancer.observe(dns.listener.id))) return `the listener of its dnsName ${row.dnsName} is missing`;
     return null;
   }
 

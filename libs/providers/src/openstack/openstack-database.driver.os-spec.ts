@@ -1,12 +1,14 @@
 import { engineVerifier, HA_MEMBERS, memberKeyOf } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, haListenerId, MARK, serversOf } from '@stratus/providers';
-import { ensureUntilReady, rejection, testbedClient, waitFor } from '@stratus/testing';
+import { ensureUntilReady, rejection, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 import { haMemberSecrets, OpenStackDatabaseDriver, OpenStackDatabaseOptions } from './openstack-database.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
+import { memberGroupName } from './openstack-database.member-group';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
+import { keeper } from './openstack-resources';
 
 /**
  * Managed database servers on the testbed's Nova. Its fake virt driver
@@ -67,10 +69,7 @@ async function spec(overrides: Partial<DatabaseServerSpec> = {}, password = PASS
 }
 
 /** Servers of the key that run or boot, counted in Nova itself. */
-async function runningCopies(key: string): Promise<number> {
-  const servers = await serversOf(client, key);
-  return servers.filter((s) => (s.status === 'ACTIVE' || s.status === 'BUILD') && s['OS-EXT-STS:task_state'] !== 'deleting').length;
-}
+const runningCopies = (key: string) => runningServerCopies(client, key);
 
 /** The user_data Nova keeps for the server (an admin's attribute from microversion 2.3 on), decoded. */
 async function storedUserData(serverId: string): Promise<string> {
@@ -89,14 +88,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
     expect(await ready(s)).toMatchObject({ running: true, ready: true });
     // The next looks keep one and remove the other, once neither is still building (serverOf).
-    await waitFor(
-      'one server left',
-      async () => {
-        await driver.observe(s.key);
-        return (await runningCopies(s.key)) === 1;
-      },
-      { timeoutMs: 120_000, intervalMs: 500 },
-    );
+    await untilOneServerCopy(client, s.key, () => driver.observe(s.key));
     expect(await driver.ensureRunning(s)).toMatchObject({ running: true, ready: true });
     expect(await runningCopies(s.key)).toBe(1);
     expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });
@@ -235,7 +227,41 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect(await haDriver.observe(s.key)).toBeNull();
     expect(await balancer.observe(haListenerId(s.key))).toBeNull();
   });
+
+  it("ha PostgreSQL: members a racing run put in its own copy of the members' group are moved to the one kept, and the copy goes", async () => {
+    const s = await haSpec();
+    await haDriver.ensureRunning(s);
+    const [kept] = await membersGroups(s.key);
+    // What a racing run leaves: it made the group within the moment this one did, saw only its copy, and put a member there.
+    const { security_group: copy } = await client.post<{ security_group: { id: string } }>('network', '/security-groups', {
+      security_group: { name: memberGroupName(s.key), description: 'a racing copy' },
+    });
+    const [moved] = await memberPorts(s.key, 1);
+    await client.put('network', `/ports/${moved.id}`, { port: { security_groups: [copy.id] } });
+    const split = await membersGroups(s.key);
+    // The one every run keeps (keepMemberGroup): the oldest, then the lowest id.
+    const survivor = keeper(split, (g) => g.created_at).id;
+    expect(split.map((g) => g.id).sort()).toEqual([kept.id, copy.id].sort());
+
+    await haDriver.ensureRunning(s);
+    for (let n = 0; n < HA_MEMBERS; n++) expect((await memberPorts(s.key, n)).map((p) => p.security_groups)).toEqual([[survivor]]);
+    expect((await membersGroups(s.key)).map((g) => g.id)).toEqual([survivor]);
+  });
 });
+
+/** The Neutron security groups named as the members' of the ha database. */
+async function membersGroups(key: string): Promise<Array<{ id: string; created_at: string }>> {
+  const { security_groups } = await client.get<{ security_groups: Array<{ id: string; name: string; created_at: string }> }>('network', '/security-groups', {
+    query: { name: memberGroupName(key) },
+  });
+  return security_groups.filter((g) => g.name === memberGroupName(key));
+}
+
+/** The network driver's ports of member n. */
+async function memberPorts(key: string, n: number): Promise<Array<{ id: string; security_groups: string[] }>> {
+  const { ports } = await client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKeyOf(key, n)) } });
+  return ports;
+}
 
 /** An ha PostgreSQL spec as the worker makes it: the database's port, then one per member. */
 async function haSpec(): Promise<DatabaseServerSpec> {

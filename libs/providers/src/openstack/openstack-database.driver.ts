@@ -6,7 +6,7 @@ import { LoadBalancerDriver } from '../load-balancer.driver';
 import { patroniCluster, PatroniCluster } from '../patroni';
 import { OpenStackClient } from './openstack-client';
 import { HaMemberSecrets, readyLine, renderDatabaseCloudInit, renderHaMemberCloudInit, unsupported, VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
-import { joinMemberGroup, keepMemberGroup, removeMemberGroup } from './openstack-database.member-group';
+import { joinMemberGroup, keepMemberGroup, removeMemberGroup, settleMemberPorts } from './openstack-database.member-group';
 import { engineAnswers } from './openstack-database.probe';
 import { OpenStackError } from './openstack-errors';
 import { findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
@@ -140,15 +140,18 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
     const existing = found.filter((m): m is NovaServer => m !== null);
     await this.failIfBroken(spec.key, existing);
     const missing = keys.flatMap((k, n) => (found[n] ? [] : [n]));
+    // Made before any member boots: a member's port is in it before its etcd listens (openstack-database.member-group.ts).
+    const securityGroup = await keepMemberGroup(this.client, spec);
     if (missing.length) {
       const secrets = haMemberSecrets(haKey(), spec.key);
       const userData = missing.map((n) => renderHaMemberCloudInit(spec, n, secrets));
       // Soft: members go to different hosts where the cloud has them, and a cloud of one hypervisor still boots all three.
       const group = await findOrMakeServerGroup(this.client, serverGroupName(spec.key), 'soft-anti-affinity');
-      // Made before any member boots: a member's port is in it before its etcd listens (openstack-database.member-group.ts).
-      const securityGroup = await keepMemberGroup(this.client, spec);
-      for (const [i, n] of missing.entries()) await this.boot(spec, { key: keys[n], address: spec.memberAddresses[n], userData: userData[i], group, securityGroup });
+      for (const [i, n] of missing.entries())
+        await this.boot(spec, { key: keys[n], address: spec.memberAddresses[n], userData: userData[i], group, securityGroup: securityGroup.id });
     }
+    // On every ensure, booted or not: a racing run that saw only its own copy of the group may have put members in it.
+    await settleMemberPorts(this.client, keys, securityGroup);
     await keepHaListener(balancer, spec, HA_POSTGRES_CHECK);
     if (missing.length) return { running: true, ready: false, step: `booting ${missing.length} of the ${HA_MEMBERS} servers of ${spec.key}` };
     const members = found as NovaServer[];

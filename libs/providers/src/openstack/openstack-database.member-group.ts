@@ -34,6 +34,12 @@ interface NeutronGroup {
   security_group_rules: NeutronRule[];
 }
 
+interface NeutronPort {
+  id: string;
+  name: string;
+  security_groups: string[];
+}
+
 type WantedRule = Pick<NeutronRule, 'port_range_min' | 'port_range_max'> & ({ remote_group_id: string } | { remote_ip_prefix: string });
 
 export function memberGroupName(key: string): string {
@@ -45,23 +51,26 @@ export function isMemberGroupName(name: string): boolean {
   return name.startsWith(MARK.name('members-'));
 }
 
-/** The members' group (made, or the oldest of racing copies), with its ingress rules; returns its id. */
-export async function keepMemberGroup(client: OpenStackClient, spec: DatabaseServerSpec): Promise<string> {
+/** The group the members' ports are to be in, and the racing copies of it that are to go. */
+export interface MemberGroup {
+  id: string;
+  copies: string[];
+}
+
+/**
+ * The members' group (made, or the one of racing copies every run keeps),
+ * with its ingress rules. The copies are not deleted here: a run that saw
+ * only its own copy may have put members' ports in it (settleMemberPorts).
+ */
+export async function keepMemberGroup(client: OpenStackClient, spec: DatabaseServerSpec): Promise<MemberGroup> {
   const name = memberGroupName(spec.key);
   let groups = await groupsNamed(client, name);
   if (groups.length === 0) {
     await client.post('network', '/security-groups', { security_group: { name, description: `stratus: the members of ha database ${spec.key}` } });
-    // Looked up again: two racing runs both see the oldest.
+    // Looked up again: a racing run's copy made before this look is seen, and the same one kept by both.
     groups = await groupsNamed(client, name);
   }
   const group = keeper(groups, (g) => g.created_at);
-  // A racing run's copy goes (each run keeps the oldest, so no port joins another); one in use already is left to the delete.
-  for (const extra of groups) {
-    if (extra.id === group.id) continue;
-    await client.delete('network', `/security-groups/${extra.id}`).catch((err: unknown) => {
-      if (!(err instanceof OpenStackError && (err.status === 404 || err.status === 409))) throw err;
-    });
-  }
   const wanted: WantedRule[] = [
     { port_range_min: ETCD_CLIENT_PORT, port_range_max: ETCD_PEER_PORT, remote_group_id: group.id },
     { port_range_min: spec.port, port_range_max: spec.port, remote_ip_prefix: '0.0.0.0/0' },
@@ -78,12 +87,43 @@ export async function keepMemberGroup(client: OpenStackClient, spec: DatabaseSer
       if (!(err instanceof OpenStackError && err.status === 409)) throw err;
     }
   }
-  return group.id;
+  return { id: group.id, copies: groups.filter((g) => g.id !== group.id).map((g) => g.id) };
 }
 
 /** Puts the port in the group alone: out of `default`, whose members are every tenant's instances. */
 export async function joinMemberGroup(client: OpenStackClient, portId: string, groupId: string): Promise<void> {
-  await client.put('network', `/ports/${portId}`, { port: { security_groups: [groupId] } });
+  try {
+    await client.put('network', `/ports/${portId}`, { port: { security_groups: [groupId] } });
+  } catch (err) {
+    // A racing copy this run kept, deleted by a run that saw the group kept by all: the next run joins that one.
+    if (err instanceof OpenStackError && err.status === 404)
+      throw new DriverError('retryable', `the security group of the members went while a port joined it: ${err.message}`, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * Every member's port in the kept group alone, then the racing copies
+ * deleted. Two runs of one create that make the group within the same
+ * moment may each see only their own copy, and put the members they boot
+ * in it: members split across two groups do not reach each other's etcd,
+ * which takes connections from its own group only. So this runs on every
+ * ensure of the members, not only when one boots, and a copy goes only once
+ * no member's port names it (Neutron refuses to delete a group in use
+ * anyway: a port of a run still mid-boot keeps it, and the next ensure
+ * moves that port too).
+ */
+export async function settleMemberPorts(client: OpenStackClient, memberKeys: string[], group: MemberGroup): Promise<void> {
+  const ports = (await Promise.all(memberKeys.map((k) => portsNamed(client, MARK.name(k))))).flat();
+  for (const port of ports) {
+    if (port.security_groups.length === 1 && port.security_groups[0] === group.id) continue;
+    await joinMemberGroup(client, port.id, group.id);
+  }
+  for (const copy of group.copies) {
+    await client.delete('network', `/security-groups/${copy}`).catch((err: unknown) => {
+      if (!(err instanceof OpenStackError && (err.status === 404 || err.status === 409))) throw err;
+    });
+  }
 }
 
 /**
@@ -96,8 +136,7 @@ export async function removeMemberGroup(client: OpenStackClient, key: string, me
   if (groups.length === 0) return;
   const ids = new Set(groups.map((g) => g.id));
   for (const memberKey of memberKeys) {
-    const { ports } = await client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKey) } });
-    for (const port of ports) {
+    for (const port of await portsNamed(client, MARK.name(memberKey))) {
       if (port.security_groups.some((g) => ids.has(g))) await client.put('network', `/ports/${port.id}`, { port: { security_groups: [] } });
     }
   }
@@ -117,6 +156,11 @@ export async function removeMemberGroup(client: OpenStackClient, key: string, me
 async function groupsNamed(client: OpenStackClient, name: string): Promise<NeutronGroup[]> {
   const { security_groups } = await client.get<{ security_groups: NeutronGroup[] }>('network', '/security-groups', { query: { name } });
   return security_groups.filter((g) => g.name === name);
+}
+
+async function portsNamed(client: OpenStackClient, name: string): Promise<NeutronPort[]> {
+  const { ports } = await client.get<{ ports: NeutronPort[] }>('network', '/ports', { query: { name } });
+  return ports.filter((p) => p.name === name);
 }
 
 function sameRule(held: NeutronRule, want: WantedRule): boolean {

@@ -1,6 +1,6 @@
 import { engineVerifier } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, InstanceSpec, MARK, NOVA_MICROVERSION, OpenStackClient, serversOf } from '@stratus/providers';
-import { DriverContractSubject, driverContract, testbedClient, waitFor } from '@stratus/testing';
+import { DriverContractSubject, driverContract, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
@@ -107,10 +107,7 @@ const spec = (flavor = { vcpus: 1, ramMb: 512 }, fields: Partial<InstanceSpec> =
 });
 
 /** Servers of the id that run or boot, counted in Nova itself. */
-async function runningCopies(id: string): Promise<number> {
-  const servers = await serversOf(client, id);
-  return servers.filter((s) => (s.status === 'ACTIVE' || s.status === 'BUILD') && s['OS-EXT-STS:task_state'] !== 'deleting').length;
-}
+const runningCopies = (id: string) => runningServerCopies(client, id);
 
 const notHere = (what: string) => () => {
   throw new Error(`${what}: not part of the openstack run`);
@@ -225,14 +222,7 @@ describe('openstack compute, beyond the contract', () => {
     // Two runs of the job at once: each looks, finds nothing, and creates.
     await Promise.all([compute.create(s), compute.create(s)]);
     // The next looks keep one and remove the other, once neither is still building (serverOf).
-    await waitFor(
-      'one server left',
-      async () => {
-        await compute.observe(s.id);
-        return (await runningCopies(s.id)) === 1;
-      },
-      { timeoutMs: 120_000, intervalMs: 500 },
-    );
+    await untilOneServerCopy(client, s.id, () => compute.observe(s.id));
     await compute.create(s);
     expect(await runningCopies(s.id)).toBe(1);
     await compute.delete(s.id);
