@@ -28,3 +28,4 @@ export * from './clusters';
 export * from './openstack-testbed';
 export * from './openstack-suite';
 export * from './openstack-fault-proxy';
+export * from './recording-outbox';

@@ -1,6 +1,6 @@
-import { AppConfig, Cluster, JobOutbox, loadConfig, migrate, OutboxEntry } from '@stratus/core';
+import { AppConfig, Cluster, loadConfig, migrate } from '@stratus/core';
 import { ComputeDriver, CpuUsage } from '@stratus/providers';
-import { dropDatabase, testEnv } from '@stratus/testing';
+import { dropDatabase, recordingOutbox, testEnv } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ClustersAutoscaler } from './clusters.autoscaler';
@@ -36,17 +36,7 @@ describe('ClustersAutoscaler', () => {
       return out;
     },
   } as unknown as ComputeDriver;
-  const written: Array<{ name: string; payload: unknown }> = [];
-  const outbox: JobOutbox = {
-    writeJob: async (_m, name, _id, payload) => {
-      written.push({ name, payload });
-      return { id: written.length } as unknown as OutboxEntry;
-    },
-    jobEntry: () => {
-      throw new Error('not used');
-    },
-    dispatch: () => undefined,
-  };
+  const { outbox, written } = recordingOutbox();
   const VCPUS = 2;
   const fresh = () => new ClustersAutoscaler(ds, config, outbox, compute);
 

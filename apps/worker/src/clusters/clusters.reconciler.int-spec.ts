@@ -1,6 +1,6 @@
-import { AppConfig, Cluster, JobOutbox, loadConfig, migrate, OutboxEntry } from '@stratus/core';
+import { AppConfig, Cluster, loadConfig, migrate } from '@stratus/core';
 import { ComputeDriver, ObservedInstance } from '@stratus/providers';
-import { dropDatabase, FakeControl, FakeLoadBalancerDriver, testEnv } from '@stratus/testing';
+import { dropDatabase, FakeControl, FakeLoadBalancerDriver, recordingOutbox, testEnv } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -28,17 +28,7 @@ describe('ClustersReconciler', () => {
   let calls: Array<{ op: 'observe' | 'listenerIds'; arg: string }> = [];
   /** What listenerIds answers instead of the balancer's own, when set. */
   let listing: ((prefix: string) => Promise<string[]>) | null = null;
-  const written: Array<{ name: string; payload: unknown }> = [];
-  const outbox: JobOutbox = {
-    writeJob: async (_m, name, _id, payload) => {
-      written.push({ name, payload });
-      return { id: written.length } as unknown as OutboxEntry;
-    },
-    jobEntry: () => {
-      throw new Error('not used');
-    },
-    dispatch: () => undefined,
-  };
+  const { outbox, written } = recordingOutbox();
   // Every member runs: what the sweep decides here is the balancer's part alone.
   const compute = {
     async observeAll(ids: string[]): Promise<Map<string, ObservedInstance>> {
