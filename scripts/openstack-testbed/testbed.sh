@@ -9,7 +9,9 @@
 #                            (the Debian packages stay installed)
 #   testbed.sh status        which daemons run and which APIs answer
 #   testbed.sh repair        set Octavia objects stuck PENDING to ERROR (see cmd_repair)
-#   testbed.sh fail-lb ID    set Octavia load balancer ID to ERROR (see cmd_fail_lb)
+#   testbed.sh fail-lb ID    set Octavia load balancer ID to ERROR (see cmd_fail)
+#   testbed.sh fail-pool ID  the same of an Octavia pool
+#   testbed.sh fail-listener ID  the same of an Octavia listener
 #   testbed.sh dir           the state folder (where the clouds.yaml is)
 #
 # Needs root, MariaDB on 127.0.0.1:3306 (root, empty password) and RabbitMQ
@@ -667,14 +669,17 @@ cmd_repair() {
   if [ "$n" -gt 0 ]; then log "octavia: $n object(s) stuck PENDING for over $STUCK_MINUTES minutes set to ERROR"; fi
 }
 
-# What Octavia does to a load balancer whose change its driver failed, which
-# the no-op drivers never do: for the suites that check what the provider
-# does with one (its owner may only delete it).
-cmd_fail_lb() {
+# What Octavia does to an object whose change its driver failed, which the
+# no-op drivers never do: for the suites that check what the provider does
+# with one (a load balancer in ERROR its owner may only delete; a pool or
+# listener in ERROR on a healthy one). $1 is the Octavia table
+# (load_balancer, pool, listener), $2 the object's id.
+cmd_fail() {
   need_root
-  [[ "${1:-}" =~ ^[0-9a-f-]{36}$ ]] || die "usage: $0 fail-lb <load balancer id>"
-  [ "$(sql "UPDATE ${DB_PREFIX}octavia.load_balancer SET provisioning_status = 'ERROR' WHERE id = '$1'; SELECT ROW_COUNT();")" = 1 ] ||
-    die "no Octavia load balancer $1"
+  local table="$1" id="${2:-}"
+  [[ "$id" =~ ^[0-9a-f-]{36}$ ]] || die "usage: $0 fail-${table//_/-} <id>"
+  [ "$(sql "UPDATE ${DB_PREFIX}octavia.${table} SET provisioning_status = 'ERROR' WHERE id = '$id'; SELECT ROW_COUNT();")" = 1 ] ||
+    die "no Octavia ${table//_/ } $id"
 }
 
 # nova-compute registers itself; its host is mapped to cell1 before a
@@ -735,10 +740,12 @@ case "${1:-}" in
   down) cmd_down "${2:-}" ;;
   status) cmd_status ;;
   repair) cmd_repair ;;
-  fail-lb) cmd_fail_lb "${2:-}" ;;
+  fail-lb) cmd_fail load_balancer "${2:-}" ;;
+  fail-pool) cmd_fail pool "${2:-}" ;;
+  fail-listener) cmd_fail listener "${2:-}" ;;
   dir) echo "$STATE" ;;
   *)
-    echo "usage: $0 up | down [--purge] | status | repair | fail-lb <id> | dir" >&2
+    echo "usage: $0 up | down [--purge] | status | repair | fail-lb|fail-pool|fail-listener <id> | dir" >&2
     exit 2
     ;;
 esac

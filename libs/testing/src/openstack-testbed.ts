@@ -133,6 +133,11 @@ export function failTestbedLoadBalancer(id: string): void {
   execFileSync('bash', [script(), 'fail-lb', id], { stdio: 'inherit' });
 }
 
+/** The same of an Octavia pool or listener, on a load balancer that stays ACTIVE: `testbed.sh fail-pool` / `fail-listener`. */
+export function failTestbedOctaviaObject(kind: 'pool' | 'listener', id: string): void {
+  execFileSync('bash', [script(), `fail-${kind}`, id], { stdio: 'inherit' });
+}
+
 /**
  * Does for snapshot `snapshotId` what a real hypervisor's upload does:
  * Nova's fake virt driver takes the createImage action but uploads no

@@ -1,5 +1,5 @@
 import { DriverError, ListenerSpec, MARK, OpenStackClient } from '@stratus/providers';
-import { failTestbedLoadBalancer, FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
+import { failTestbedLoadBalancer, failTestbedOctaviaObject, FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
 import { randomBytes } from 'node:crypto';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
 import { PostgresTurns } from './openstack-turns';
@@ -405,6 +405,51 @@ describe('openstack load balancers in ERROR', () => {
       expect((await driver.observe(one))!.status).toBe('ok');
     }
     await driver.deleteListener(id);
+    await driver.deleteListener(other);
+    expect(await octaviaLbs(client, address)).toHaveLength(0);
+  });
+
+  it('a pool Octavia put in ERROR on a healthy load balancer is made again by the next ensure, its backend carried over; the load balancer stays', async () => {
+    const [id, address] = [nextId(), nextAddress()];
+    await driver.ensureListener(tcp(id, address, 5432));
+    await driver.addBackend(id, { address: backendAddress, port: 5432 });
+    const [lb] = await octaviaLbs(client, address);
+    const [failed] = await octaviaPools(client, id);
+    failTestbedOctaviaObject('pool', failed.id);
+    expect((await driver.observe(id))!.status).toBe(`the Octavia pool ${failed.id} is in ERROR`);
+
+    await driver.ensureListener(tcp(id, address, 5432));
+    const pools = await octaviaPools(client, id);
+    expect(pools).toEqual([expect.objectContaining({ provisioning_status: 'ACTIVE', loadbalancers: [{ id: lb.id }] })]);
+    expect(pools[0].id).not.toBe(failed.id);
+    expect(await driver.observe(id)).toMatchObject({ status: 'ok', backends: [expect.objectContaining({ address: backendAddress, port: 5432, state: 'active' })] });
+    expect((await octaviaLbs(client, address)).map((l) => l.id)).toEqual([lb.id]);
+    await driver.deleteListener(id);
+    expect(await octaviaLbs(client, address)).toHaveLength(0);
+  });
+
+  it("an HTTP listener in ERROR is made again by the next ensure on its port; the other names' rules on it are made again by theirs", async () => {
+    const address = nextAddress();
+    const [web, other] = [nextId(), nextId()];
+    const http = (id: string, host: string): ListenerSpec => ({ id, address, port: 80, protocol: 'http', hosts: [host], check: { kind: 'connect' } });
+    await driver.ensureListener(http(web, 'web.example'));
+    await driver.ensureListener(http(other, 'other.example'));
+    for (const id of [web, other]) await driver.addBackend(id, { address: backendAddress, port: 3000 });
+    const [lb] = await octaviaLbs(client, address);
+    const [failed] = await octaviaListeners(client, lb.id);
+    failTestbedOctaviaObject('listener', failed.id);
+    expect((await driver.observe(web))!.status).toBe(`the Octavia listener ${failed.id} is in ERROR`);
+
+    await driver.ensureListener(http(web, 'web.example'));
+    await driver.ensureListener(http(other, 'other.example'));
+    const listeners = await octaviaListeners(client, lb.id);
+    expect(listeners).toEqual([expect.objectContaining({ protocol: 'HTTP', protocol_port: 80 })]);
+    expect(listeners[0].id).not.toBe(failed.id);
+    for (const id of [web, other]) {
+      expect(await driver.observe(id)).toMatchObject({ status: 'ok', backends: [expect.objectContaining({ address: backendAddress, port: 3000, state: 'active' })] });
+    }
+    expect((await octaviaLbs(client, address)).map((l) => l.id)).toEqual([lb.id]);
+    await driver.deleteListener(web);
     await driver.deleteListener(other);
     expect(await octaviaLbs(client, address)).toHaveLength(0);
   });

@@ -166,7 +166,10 @@ const PROTOCOL = { tcp: 'TCP', http: 'HTTP' } as const;
  * carried over. The address's other ids go with it; their reconcilers,
  * which observe them missing, make them again. A change that finds it in
  * ERROR is a retryable error, for that next run; deleting an id on it
- * deletes all of it.
+ * deletes all of it. A pool or Octavia listener in ERROR on a load balancer
+ * that is not is made again by the next ensure of its id (a pool's members
+ * carried over; an HTTP listener's other Host rules made again by their
+ * own ids' reconcilers).
  *
  * Not held by Octavia: TLS (TERMINATED_HTTPS needs the certificate in
  * Barbican, which this provider does not write: refused as invalid), and
@@ -316,14 +319,18 @@ export class OpenStackLoadBalancerDriver implements LoadBalancerDriver {
     // Copies two racing runs made, and a pool of another protocol (Octavia's is fixed): unlinked, then deleted.
     const dropped = mine.filter((p) => p.id !== kept?.id);
     let members: OctaviaMember[] = [];
-    if (kept && kept.protocol !== protocol) {
+    // A pool in ERROR (Octavia's driver failed a change of it, on a load balancer that is fine) is made again too,
+    // its members carried over: what it holds is not known to be what was asked.
+    if (kept && (kept.protocol !== protocol || kept.provisioning_status === 'ERROR')) {
       members = await this.poolMembers(kept.id);
       dropped.push(kept);
       kept = null;
     }
     const found = look.listeners.find((l) => l.protocol_port === spec.port) ?? null;
-    // An Octavia listener's protocol is fixed too: one of the other protocol on the port (only this id's, refuseTaken says) is made again.
-    const replaced = found && found.protocol !== protocol ? found : null;
+    // An Octavia listener's protocol is fixed too: one of the other protocol on the port (only this id's, refuseTaken says) is
+    // made again, as is one in ERROR. An HTTP listener carries the Host policies of other ids on the port: they go with it,
+    // and their reconcilers, which then observe them missing, make them again (as for a load balancer replaced).
+    const replaced = found && (found.protocol !== protocol || found.provisioning_status === 'ERROR') ? found : null;
     await this.unlink(
       look,
       spec.id,
