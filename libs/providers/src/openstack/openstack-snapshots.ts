@@ -91,7 +91,10 @@ export class OpenStackSnapshots {
     const image = keeper(live, (i) => i.created_at);
     if (image.status === 'active') return image.id;
     if (Date.parse(image.created_at) + SNAPSHOT_UPLOAD_LIMIT_MS < Date.now()) {
-      throw new DriverError('invalid', `snapshot image ${imageId} is still ${image.status} in Glance ${SNAPSHOT_UPLOAD_LIMIT_MS / 60_000} min after Nova made it: its upload did not finish`);
+      throw new DriverError(
+        'invalid',
+        `snapshot image ${imageId} is still ${image.status} in Glance ${SNAPSHOT_UPLOAD_LIMIT_MS / 60_000} min after Nova made it: its upload did not finish`,
+      );
     }
     return null;
   }
