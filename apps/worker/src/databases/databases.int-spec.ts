@@ -88,6 +88,27 @@ describe('managed databases on the fake provider', () => {
       expect(await row(db.id)).toMatchObject({ status: 'ready', statusReason: null, floatingIp: db.address });
     });
 
+    it('a restart that races a delete leaves no server behind', async () => {
+      const db = await ready('raced');
+      const key = databaseServerKey(db);
+      await stop(key);
+      // The sweep has read the row ready and found it stopped; the delete, its job and all, happens as it restarts it.
+      const d = driver();
+      const restart = d.ensureRunning.bind(d);
+      const spy = jest.spyOn(d, 'ensureRunning').mockImplementationOnce(async (spec) => {
+        await lives().delete(['postgres'], String(db.id), w.principal);
+        await w.drained();
+        expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: db.id })).toBe(false);
+        return restart(spec);
+      });
+      try {
+        await sweep();
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await driver().observe(key)).toBeNull();
+    });
+
     it('a stopped server that cannot be started again is an error with the reason', async () => {
       const db = await ready('unrecoverable');
       await stop(databaseServerKey(db));

@@ -90,6 +90,8 @@ export class DatabasesReconciler {
     // A ready row always holds its address; one without has nothing to start on.
     // A degraded one serves, and its down member is started (or rebuilt) by ensureRunning.
     if ((observed?.ready && !observed.degraded) || row.address === null) return;
+    // Read again: a delete since the sweep read the row is tearing the server down, which is why it is not running.
+    if (!(await this.dataSource.getRepository(ManagedDatabase).existsBy({ id: row.id, status: 'ready', generation: row.generation }))) return;
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
       await this.driver.ensureRunning(serverSpecOf(row, row.address));
@@ -101,7 +103,20 @@ export class DatabasesReconciler {
         statusReason: `the server stopped and could not be restarted: ${err.message}`,
       });
       if (failed) countRepair('databases', 'failed_restart');
+    } finally {
+      await this.removeIfDeleted(row);
     }
+  }
+
+  /**
+   * After a restart that raced a delete (the delete began after the look
+   * above, and its job may have torn the server down before the restart
+   * made it again): what the restart made goes, or it would outlive its
+   * row (on OpenStack, a Nova server nobody deletes).
+   */
+  private async removeIfDeleted(row: ManagedDatabase): Promise<void> {
+    const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: row.id });
+    if (!now || now.status === 'deleting') await this.driver.delete(databaseServerKey(row));
   }
 
   private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete' | 'database.rotate'): Promise<void> {
