@@ -111,7 +111,8 @@ export async function waitForDatabase(
   collection: DatabaseCollection,
   id: number,
   statuses: string[] = ['ready'],
-  { timeoutMs = 90_000, intervalMs = 50 } = {},
+  // As long as a boot may take on the testbed (its INSTANCE_BOOT_TIMEOUT_MS), on a machine also running other suites.
+  { timeoutMs = 180_000, intervalMs = 50 } = {},
 ): Promise<any> {
   return waitFor(
     `${collection}/${id} to reach ${statuses.join('/')}`,
