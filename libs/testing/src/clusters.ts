@@ -1,6 +1,6 @@
 import { catalogFixtures } from './catalog-fixtures';
 import { HttpClient } from './http-client';
-import { waitFor } from './wait';
+import { waitForState } from './wait';
 
 /**
  * A cluster of the demo web app, as every cluster test creates it, its
@@ -25,21 +25,16 @@ export const DEMO_CLUSTER: { readonly image: string; readonly flavor: string; re
 };
 
 /** Polls the cluster until its status is one of `statuses`; returns it. */
-export async function waitForCluster(client: HttpClient, id: string, statuses: string[] = ['CREATE_COMPLETE'], timeoutMs = 60_000, intervalMs = 100): Promise<any> {
-  let last: any;
-  try {
-    return await waitFor(
-      `cluster ${id} to reach ${statuses.join(' or ')}`,
-      async () => {
-        const res = await client.get(`/v1/clusters/${id}`);
-        last = res.body;
-        return res.status === 200 && statuses.includes(res.body.status) ? res.body : undefined;
-      },
-      { timeoutMs, intervalMs },
-    );
-  } catch (err) {
-    throw new Error(`${String(err)}; last seen: ${JSON.stringify(last)}`, { cause: err });
-  }
+export function waitForCluster(client: HttpClient, id: string, statuses: string[] = ['CREATE_COMPLETE'], timeoutMs = 60_000, intervalMs = 100): Promise<any> {
+  return waitForState(
+    `cluster ${id} to reach ${statuses.join(' or ')}`,
+    async () => {
+      const res = await client.get(`/v1/clusters/${id}`);
+      return res.status === 200 ? res.body : undefined;
+    },
+    (cluster) => statuses.includes(cluster.status),
+    { timeoutMs, intervalMs },
+  );
 }
 
 /** Whether every member the cluster keeps runs and passes its check. */

@@ -10,7 +10,7 @@ import { HttpClient } from './http-client';
 import { testbedDatabaseServer } from './openstack-testbed';
 import { providerUnderTest } from './provider-under-test';
 import { testEnv } from './test-env';
-import { waitFor } from './wait';
+import { waitFor, waitForState } from './wait';
 
 /**
  * Catalog references every database create needs, from the catalog of the
@@ -114,12 +114,13 @@ export async function waitForDatabase(
   // As long as a boot may take on the testbed (its INSTANCE_BOOT_TIMEOUT_MS), on a machine also running other suites.
   { timeoutMs = 180_000, intervalMs = 50 } = {},
 ): Promise<any> {
-  return waitFor(
+  return waitForState(
     `${collection}/${id} to reach ${statuses.join('/')}`,
     async () => {
       const res = await client.get(`/v1/${collection}/${id}`);
-      return res.status === 200 && statuses.includes(res.body.status) ? res.body : undefined;
+      return res.status === 200 ? res.body : undefined;
     },
+    (db) => statuses.includes(db.status),
     { timeoutMs, intervalMs },
   );
 }
@@ -190,17 +191,25 @@ export async function spareRedisHeld(logsDir: string, workerPid: number, timeout
   const ours = `"spare":"spare-redis-${workerPid}-`;
   await waitFor(
     `the worker's (pid ${workerPid}) spare Redis to be ready`,
-    () => {
-      const log = join(logsDir, 'worker.log');
-      return (
-        existsSync(log) &&
-        readFileSync(log, 'utf8')
-          .split('\n')
-          .some((line) => line.includes(ours) && line.includes('spare database server ready'))
-      );
-    },
+    () => workerLogLines(logsDir).some((line) => line.includes(ours) && line.includes('spare database server ready')),
     { timeoutMs, intervalMs: 200 },
   );
+}
+
+/**
+ * The lines of the slot's worker log that mention spares or `key`: what
+ * tells why a create did not get a spare, for a failure message.
+ */
+export function spareLog(logsDir: string, key: string): string {
+  return workerLogLines(logsDir)
+    .filter((line) => /spare/i.test(line) || line.includes(`"${key}"`))
+    .slice(-40)
+    .join('\n');
+}
+
+function workerLogLines(logsDir: string): string[] {
+  const log = join(logsDir, 'worker.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
 }
 
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */

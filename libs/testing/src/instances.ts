@@ -2,7 +2,7 @@ import { Instance } from '@stratus/core';
 import { DataSource } from 'typeorm';
 import { catalogFixtures } from './catalog-fixtures';
 import { HttpClient } from './http-client';
-import { waitFor } from './wait';
+import { waitForState } from './wait';
 
 /**
  * The references of a demo instance in POST /v1/instances, from the catalog
@@ -26,13 +26,13 @@ export const DEMO_INSTANCE: { readonly image_id: string; readonly flavor_id: str
 
 /** Polls GET /v1/instances (the way SPEC.md says clients follow progress) until the instance leaves BUILD. */
 export async function waitForInstance(client: HttpClient, id: string, statuses: string[] = ['ACTIVE'], timeoutMs = 60_000): Promise<any> {
-  return waitFor(
+  return waitForState(
     `instance ${id} to reach ${statuses.join('/')}`,
     async () => {
       const list = await client.get('/v1/instances');
-      const item = (list.body as any[]).find((i) => i.id === id);
-      return item && statuses.includes(item.status) ? item : undefined;
+      return (list.body as any[]).find((i) => i.id === id);
     },
+    (instance) => statuses.includes(instance.status),
     { timeoutMs, intervalMs: 200 },
   );
 }
