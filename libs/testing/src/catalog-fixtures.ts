@@ -121,6 +121,23 @@ export function catalogFixtures(provider: ProviderName = providerUnderTest()): C
   }
 }
 
+/** The fixtures that are references (names or ids), which a create body names. */
+type CatalogReference = { [K in keyof CatalogFixtures]: CatalogFixtures[K] extends string ? K : never }[keyof CatalogFixtures];
+
+/**
+ * Create-body fields that are catalog references, each read from
+ * catalogFixtures() when the body is spread rather than when the suite's
+ * module loads: the openstack provider's ids are known only once its
+ * global setup resolved them.
+ */
+export function catalogReferences<F extends string>(fields: Record<F, CatalogReference>): { readonly [K in F]: string } {
+  const body = {} as { [K in F]: string };
+  for (const [field, fixture] of Object.entries(fields) as Array<[F, CatalogReference]>) {
+    Object.defineProperty(body, field, { get: () => catalogFixtures()[fixture], enumerable: true });
+  }
+  return body;
+}
+
 /** Whether `address` is in the range of catalog network `networkId` (the local provider's pool, the testbed's tenant subnet). */
 export async function inCatalogNetwork(db: DataSource, networkId: string, address: string): Promise<boolean> {
   const [{ cidr }] = await db.query(`SELECT cidr::text AS cidr FROM networks WHERE id = $1`, [networkId]);

@@ -1,4 +1,4 @@
-import { catalogFixtures } from './catalog-fixtures';
+import { catalogReferences } from './catalog-fixtures';
 import { HttpClient } from './http-client';
 import { waitForState } from './wait';
 
@@ -8,21 +8,9 @@ import { waitForState } from './wait';
  * read when spread as DEMO_INSTANCE's are (the port above 1024 is the
  * tests' choice, not a rule).
  */
-export const DEMO_CLUSTER: { readonly image: string; readonly flavor: string; readonly backend_network_id: string; readonly key_name: string; readonly port: number } = {
-  get image() {
-    return catalogFixtures().demoImage;
-  },
-  get flavor() {
-    return catalogFixtures().flavorName;
-  },
-  get backend_network_id() {
-    return catalogFixtures().network;
-  },
-  get key_name() {
-    return catalogFixtures().keypair;
-  },
+export const DEMO_CLUSTER = Object.assign(catalogReferences({ image: 'demoImage', flavor: 'flavorName', backend_network_id: 'network', key_name: 'keypair' }), {
   port: 8080,
-};
+});
 
 /** Polls the cluster until its status is one of `statuses`; returns it. */
 export function waitForCluster(client: HttpClient, id: string, statuses: string[] = ['CREATE_COMPLETE'], timeoutMs = 60_000, intervalMs = 100): Promise<any> {
@@ -33,7 +21,7 @@ export function waitForCluster(client: HttpClient, id: string, statuses: string[
       return res.status === 200 ? res.body : undefined;
     },
     (cluster) => statuses.includes(cluster.status),
-    { timeoutMs, intervalMs },
+    { timeoutMs, intervalMs, failed: (cluster) => ['CREATE_FAILED', 'DELETE_FAILED'].includes(cluster.status) },
   );
 }
 

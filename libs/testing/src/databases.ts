@@ -5,7 +5,7 @@ import { killGroups, markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
 import { dirname, join, sep } from 'node:path';
 import { DataSource } from 'typeorm';
-import { catalogFixtures } from './catalog-fixtures';
+import { catalogReferences } from './catalog-fixtures';
 import { HttpClient } from './http-client';
 import { testbedDatabaseServer } from './openstack-testbed';
 import { providerUnderTest } from './provider-under-test';
@@ -16,17 +16,7 @@ import { waitFor, waitForState } from './wait';
  * Catalog references every database create needs, from the catalog of the
  * provider under test (catalogFixtures): read when spread, as DEMO_INSTANCE's.
  */
-export const DB_PLACEMENT: { readonly flavor_id: string; readonly network_id: string; readonly keypair_name: string } = {
-  get flavor_id() {
-    return catalogFixtures().databaseFlavor;
-  },
-  get network_id() {
-    return catalogFixtures().network;
-  },
-  get keypair_name() {
-    return catalogFixtures().keypair;
-  },
-};
+export const DB_PLACEMENT = catalogReferences({ flavor_id: 'databaseFlavor', network_id: 'network', keypair_name: 'keypair' });
 
 /**
  * What status_reason says on a provider that builds no ha database of the
@@ -121,7 +111,7 @@ export async function waitForDatabase(
       return res.status === 200 ? res.body : undefined;
     },
     (db) => statuses.includes(db.status),
-    { timeoutMs, intervalMs },
+    { timeoutMs, intervalMs, failed: (db) => db.status === 'error' },
   );
 }
 

@@ -1,6 +1,6 @@
 import { Instance } from '@stratus/core';
 import { DataSource } from 'typeorm';
-import { catalogFixtures } from './catalog-fixtures';
+import { catalogReferences } from './catalog-fixtures';
 import { HttpClient } from './http-client';
 import { waitForState } from './wait';
 
@@ -9,20 +9,7 @@ import { waitForState } from './wait';
  * of the provider under test (catalogFixtures): read when spread, so a
  * suite's fixtures are the provider's once its catalog is known.
  */
-export const DEMO_INSTANCE: { readonly image_id: string; readonly flavor_id: string; readonly network_id: string; readonly keypair_name: string } = {
-  get image_id() {
-    return catalogFixtures().demoImage;
-  },
-  get flavor_id() {
-    return catalogFixtures().flavorName;
-  },
-  get network_id() {
-    return catalogFixtures().network;
-  },
-  get keypair_name() {
-    return catalogFixtures().keypair;
-  },
-};
+export const DEMO_INSTANCE = catalogReferences({ image_id: 'demoImage', flavor_id: 'flavorName', network_id: 'network', keypair_name: 'keypair' });
 
 /** Polls GET /v1/instances (the way SPEC.md says clients follow progress) until the instance leaves BUILD. */
 export async function waitForInstance(client: HttpClient, id: string, statuses: string[] = ['ACTIVE'], timeoutMs = 60_000): Promise<any> {
@@ -33,7 +20,7 @@ export async function waitForInstance(client: HttpClient, id: string, statuses: 
       return (list.body as any[]).find((i) => i.id === id);
     },
     (instance) => statuses.includes(instance.status),
-    { timeoutMs, intervalMs: 200 },
+    { timeoutMs, intervalMs: 200, failed: (instance) => instance.status === 'ERROR' },
   );
 }
 
