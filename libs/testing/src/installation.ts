@@ -3,6 +3,7 @@ import { existingInstallationId, hostNames, HostAccounts, installationCgroups, P
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { killInstancesUnder, unmountUnder } from './processes';
@@ -53,7 +54,16 @@ export async function resetTestInstallation(overrides: Record<string, string> = 
     await q.close();
   }
 
-  await (await prepareDatabase(config)).destroy();
+  const db = await prepareDatabase(config);
+  try {
+    // The testbed is one OpenStack project for every slot, run and installation, and the provider finds a
+    // database server by its key (`redis-25`): ids starting at 1 on every reset would meet another slot's
+    // server of the same key, or one a stopped run left there, and take it for their own. Each reset
+    // starts them elsewhere (README, OpenStack provider: an installation wants a project of its own).
+    if (config.PROVIDER === 'openstack') await db.query(`SELECT setval(pg_get_serial_sequence('managed_databases', 'id'), $1)`, [randomInt(1_000_000, 2_000_000_000)]);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** The packet-filter table of the installation in `dataDir`, which would outlive its data folder. */
