@@ -7,7 +7,7 @@ export * from './network.driver';
 export * from './providers.module';
 export * from './provider-registry';
 export { LOCAL_HOOKS } from './local/local-hooks';
-export type { LocalHooks } from './local/local-hooks';
+export type { LocalHooks, SpareEvents } from './local/local-hooks';
 export { LocalProviderModule } from './local/local-provider.module';
 export * from './catalog-setup';
 export { INSTANCE_MARKER, markerValue, processUid, scanInstanceLeaders } from './local/process-table';

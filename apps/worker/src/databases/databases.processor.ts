@@ -50,11 +50,11 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   onModuleInit(): void {
     this.worker.concurrency = this.config.DATABASE_WORKER_CONCURRENCY;
     // Not awaited: the worker takes jobs while its spares start. Spares are the local provider's.
-    void this.hooks?.keepDatabaseSpares(
-      this.config.DATABASE_SPARES,
-      (engine, err) => this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
-      (engine, spare) => this.logger.log({ engine, spare }, 'spare database server ready for a create to claim'),
-    );
+    void this.hooks?.keepDatabaseSpares(this.config.DATABASE_SPARES, {
+      error: (engine, err) => this.logger.warn({ engine, err: err.message }, 'spare database server unavailable; creates start their own'),
+      ready: (engine, spare) => this.logger.log({ engine, spare }, 'spare database server ready for a create to claim'),
+      claimed: (engine, spare, database) => this.logger.log({ engine, spare, database }, 'spare database server claimed'),
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

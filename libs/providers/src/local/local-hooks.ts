@@ -18,6 +18,16 @@ export interface HaPeers {
  * accounts. The worker injects this with `@Optional()` and does without it
  * under any other provider.
  */
+/** What becomes of the spare database servers a worker keeps, for its log. */
+export interface SpareEvents {
+  /** A spare could not be started, or a claim of one failed (the create then starts its own server). */
+  error(engine: DatabaseEngine, err: Error): void;
+  /** A spare is up and in the pool: a create may claim it. */
+  ready?(engine: DatabaseEngine, spare: string): void;
+  /** A start of the server `key` took the spare. */
+  claimed?(engine: DatabaseEngine, spare: string, key: string): void;
+}
+
 export interface LocalHooks {
   /** Called when an instance process this worker started exits. */
   onInstanceExit(listener: (id: string) => void): void;
@@ -27,7 +37,7 @@ export interface LocalHooks {
    * Keeps `count` spare database servers of each engine made ahead of
    * creates (LocalDatabaseDriver.keepSpares); resolves once the first are up.
    */
-  keepDatabaseSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void, onReady?: (engine: DatabaseEngine, key: string) => void): Promise<void>;
+  keepDatabaseSpares(count: number, events: SpareEvents): Promise<void>;
   /** Stops the spares keepDatabaseSpares started; servers keep running. */
   closeDatabaseSpares(): Promise<void>;
   /** The installation's host accounts (instance users, the database user). */

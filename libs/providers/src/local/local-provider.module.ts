@@ -101,7 +101,7 @@ const HOST_ACCOUNTS = Symbol('HOST_ACCOUNTS');
       useFactory: (config: AppConfig, compute: LocalComputeDriver, databases: LocalDatabaseDriver, accounts: HostAccounts): LocalHooks => ({
         onInstanceExit: (listener) => compute.onExit(listener),
         onDatabaseExit: (listener) => databases.onExit(listener),
-        keepDatabaseSpares: (count, onError, onReady) => databases.keepSpares(count, onError, onReady),
+        keepDatabaseSpares: (count, events) => databases.keepSpares(count, events),
         closeDatabaseSpares: () => databases.close(),
         accounts,
         packetFilter: new PacketFilter(hostNames.filterTable(installationId(config.DATA_DIR))),

@@ -70,6 +70,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
   let accounts: HostAccounts;
   let driver: LocalDatabaseDriver;
   const errors: string[] = [];
+  const claims: string[] = [];
 
   const newDriver = () =>
     new LocalDatabaseDriver({
@@ -86,7 +87,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     dir = join(root, 'databases');
     accounts = new HostAccounts(installationId(root));
     driver = newDriver();
-    await driver.keepSpares(1, (engine, err) => errors.push(`${engine}: ${err.message}`));
+    await driver.keepSpares(1, { error: (engine, err) => errors.push(`${engine}: ${err.message}`), claimed: (_, spare, key) => claims.push(`${spare} -> ${key}`) });
   });
 
   afterAll(async () => {
@@ -111,6 +112,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     const spec = cacheSpec(1);
     const observed = await driver.ensureRunning(spec);
     expect(observed).toEqual({ running: true, ready: true, pid: spare.pid });
+    expect(claims).toEqual([`${spare.key} -> ${spec.key}`]);
     expect(listeningPortsOf(spare.pid)).toEqual([spec.port]);
     expect(existsSync(join(dir, spare.key))).toBe(false);
     expect(await roundTrip(spec, PASSWORD)).toBe('v');
@@ -165,7 +167,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
     writeFileSync(join(orphanDir, 'pid'), `${orphan.pid} ${readStat(orphan.pid!)!.startTime}\n`);
 
     const second = newDriver();
-    await second.keepSpares(0, () => undefined);
+    await second.keepSpares(0, { error: () => undefined });
     await second.close();
     expect(existsSync(orphanDir)).toBe(false);
     await waitFor('the orphan gone', () => !isAlive(readStat(orphan.pid!)), { timeoutMs: 30_000, intervalMs: 20 });
@@ -185,7 +187,7 @@ const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
       engines: { postgres: new PostgresEngine(join(dir, 'templates'), postgresAdmin(join(dir, '..'))), redis: spareless, clickhouse: new ClickHouseEngine() },
     });
     const before = runningSpares(dir).map((s) => s.key);
-    await broken.keepSpares(1, (engine, err) => reported.push(`${engine}: ${err.message}`));
+    await broken.keepSpares(1, { error: (engine, err) => reported.push(`${engine}: ${err.message}`) });
     expect(reported).toHaveLength(1);
     await waitFor('three failures', () => reported.length === 3, { timeoutMs: 30_000, intervalMs: 20 });
     await new Promise((r) => setTimeout(r, 1_500));

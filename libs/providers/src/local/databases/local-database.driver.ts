@@ -11,7 +11,7 @@ import { HostAccounts, RunAs } from '../host-accounts';
 import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { SystemPackages } from '../system-packages';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
-import { HaPeers } from '../local-hooks';
+import { HaPeers, SpareEvents } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
 import { ClickHouseHa, clickhouseHaPeers } from './clickhouse-ha';
 import { postgresHaPeers, PostgresHa } from './postgres-ha';
@@ -101,9 +101,8 @@ export class LocalDatabaseDriver implements DatabaseDriver {
   private sparesWanted = 0;
   private refillTimer: NodeJS.Timeout | null = null;
   private refilling: Promise<void> = Promise.resolve();
-  private spareError: (engine: DatabaseEngine, err: Error) => void = () => undefined;
-  /** Told of each spare once a create can claim it (in its pool). */
-  private spareReady: (engine: DatabaseEngine, key: string) => void = () => undefined;
+  /** Told of spares that fail, are ready to claim, and are claimed. */
+  private spareEvents: SpareEvents = { error: () => undefined };
   /** Failed spare starts in a row, by engine. */
   private readonly spareFailures = new Map<DatabaseEngine, number>();
   /** Spare key -> the key of the server it became, for the exit listeners. */
@@ -168,14 +167,14 @@ export class LocalDatabaseDriver implements DatabaseDriver {
    * Keeps `count` started spares of each engine that can take a spec while
    * running (LocalEngine.spare), so a create only claims one. Spares a gone
    * worker left are stopped first. Only the worker calls this; a spare that
-   * cannot be started is reported to `onError` (and after SPARE_ATTEMPTS in a
-   * row, no longer tried), and each one a create can claim to `onReady`.
-   * Resolves once the first spares are up (or have failed).
+   * cannot be started is reported to `events.error` (and after SPARE_ATTEMPTS
+   * in a row, no longer tried), each one a create can claim to `ready`, and
+   * each claim to `claimed`. Resolves once the first spares are up (or have
+   * failed).
    */
-  keepSpares(count: number, onError: (engine: DatabaseEngine, err: Error) => void, onReady?: (engine: DatabaseEngine, key: string) => void): Promise<void> {
+  keepSpares(count: number, events: SpareEvents): Promise<void> {
     this.sparesWanted = count;
-    this.spareError = onError;
-    this.spareReady = onReady ?? (() => undefined);
+    this.spareEvents = events;
     for (const engine of Object.values(this.opts.engines)) engine?.keepCopies?.(count);
     this.removeOrphanSpares();
     this.refilling = this.refilling.then(() => this.refill());
@@ -408,9 +407,10 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       this.claimedAs.set(spare.key, spec.key);
       await spare.link.claim(spec, paths, runAs);
       writeFileSync(join(paths.dir, LAID_OUT), '');
+      this.spareEvents.claimed?.(spec.engine, spare.key, spec.key);
       return spare.pid;
     } catch (err) {
-      this.spareError(spec.engine, err as Error);
+      this.spareEvents.error(spec.engine, err as Error);
       this.claimedAs.delete(spare.key);
       signalGroup(spare.pid, 'SIGKILL');
       for (const dir of [this.paths(spare.key).dir, paths.dir]) rmSync(dir, { recursive: true, force: true });
@@ -443,12 +443,12 @@ export class LocalDatabaseDriver implements DatabaseDriver {
         try {
           pool.push(await this.startSpare(engine, key));
           this.spareFailures.delete(name);
-          this.spareReady(name, key);
+          this.spareEvents.ready?.(name, key);
         } catch (err) {
           const failures = (this.spareFailures.get(name) ?? 0) + 1;
           this.spareFailures.set(name, failures);
           await this.remove(key);
-          this.spareError(name, err as Error);
+          this.spareEvents.error(name, err as Error);
           if (failures < SPARE_ATTEMPTS) this.scheduleRefill(SPARE_RESTART_DELAY_MS);
           break;
         }
