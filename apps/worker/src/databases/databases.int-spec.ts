@@ -1,4 +1,4 @@
-import { databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle } from '@stratus/core';
+import { databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle, NotFound } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { postgresRequest, useWorkerOnFake } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
@@ -44,6 +44,16 @@ describe('managed databases on the fake provider', () => {
     expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: created.id })).toBe(false);
     expect(await network().observe(key)).toBeNull();
     expect(await driver().observe(key)).toBeNull();
+  });
+
+  it("finds a server by an id of ten digits, and none past the id column's range", async () => {
+    await w.db.query(`SELECT setval(pg_get_serial_sequence('managed_databases', 'id'), 2147483000)`);
+    const { row: created } = await lives().create('postgres', postgresRequest('ten-digits'), w.principal);
+    expect(String(created.id)).toHaveLength(10);
+    expect((await lives().get(['postgres'], String(created.id), w.principal)).id).toBe(created.id);
+    await expect(lives().get(['postgres'], '2147483648', w.principal)).rejects.toThrow(NotFound);
+    await lives().delete(['postgres'], String(created.id), w.principal);
+    await w.drained();
   });
 
   it('a server the provider cannot make ends in error with the reason', async () => {

@@ -1,6 +1,7 @@
 import { DataSource, ObjectLiteral } from 'typeorm';
 import { Invalid } from '../errors/domain-errors';
 import { columnOf, hotQuery, selectAll } from './hot-queries';
+import { intId } from './int-id';
 
 /**
  * Keyset pages of a project's resources, newest first: ordered by
@@ -36,7 +37,6 @@ export interface RowsPage<E> {
 /** A key's created_at as keysetPage writes it, and nothing else: a cursor is checked before it reaches SQL. */
 const TIMESTAMPTZ = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\+00$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INT = /^\d{1,9}$/;
 
 const KEY_ALIAS = '__createdAtText';
 
@@ -74,8 +74,9 @@ export async function keysetPage<E extends ObjectLiteral>(
   }
   if (request.after) {
     const { createdAt, id } = request.after;
-    if (!TIMESTAMPTZ.test(createdAt) || !(idIsUuid ? UUID : INT).test(id)) throw new Invalid('cursor', 'not a cursor this API issued');
-    params.push(createdAt, idIsUuid ? id : Number(id));
+    const key = idIsUuid ? (UUID.test(id) ? id : null) : intId(id);
+    if (!TIMESTAMPTZ.test(createdAt) || key === null) throw new Invalid('cursor', 'not a cursor this API issued');
+    params.push(createdAt, key);
     where.push(`(${col('createdAt')}, ${col('id')}) < ($${params.length - 1}::timestamptz, $${params.length}::${idIsUuid ? 'uuid' : 'int'})`);
   }
   params.push(request.limit + 1);

@@ -4,6 +4,7 @@ import { CatalogLookups } from '../catalog/catalog.lookups';
 import { AppConfig } from '../config/app.config';
 import { isUniqueViolation } from '../database/constraint-violation';
 import { hotFindOne, hotQuery, insertTogetherIn } from '../database/hot-queries';
+import { intId } from '../database/int-id';
 import { keysetPage, PageRequest, RowsPage } from '../database/keyset-page';
 import { allInOrder } from '../errors/all-in-order';
 import { Conflict, Forbidden, NotFound } from '../errors/domain-errors';
@@ -151,7 +152,8 @@ export class ManagedDatabaseLifecycle {
    * another project's. Clients poll this until `ready`, so it is a hot read.
    */
   async get(engines: EngineSet, id: string, principal: Principal): Promise<ManagedDatabase> {
-    const row = /^\d{1,9}$/.test(id) ? await hotFindOne(this.dataSource, ManagedDatabase, { id: Number(id) }) : undefined;
+    const rowId = intId(id);
+    const row = rowId === null ? undefined : await hotFindOne(this.dataSource, ManagedDatabase, { id: rowId });
     if (!row || !engines.includes(row.engine)) throw new NotFound(`${ENGINE_NOUN[engines[0]]} ${id} not found`);
     if (row.projectId !== principal.projectId) throw new Forbidden(`${ENGINE_NOUN[engines[0]]} ${id} belongs to another project`);
     return row;
