@@ -53,18 +53,33 @@ export async function serversOf(client: OpenStackClient, id: string): Promise<No
  * The server of a resource id, or null; extra copies left by a racing
  * repeat are deleted here. Of copies, one that is not in ERROR is kept: two
  * boots on one port both pass Nova's API, and the one that comes second to
- * the port fails on the host, whichever is older.
+ * the port fails on the host. Nova deletes a server by unbinding every port
+ * that names it, and the resource's port (named for its id) may name a copy
+ * that is not kept: one that came up too (each host took the port before it
+ * saw the other), which is then the one kept, or one that took the port and
+ * then failed (ERROR), from which the port is moved to the kept copy before
+ * that copy goes. Either way the kept server keeps its port.
  */
 export async function serverOf(client: OpenStackClient, id: string): Promise<NovaServer | null> {
   const servers = await serversOf(client, id);
-  if (servers.length === 0) return null;
+  if (servers.length <= 1) return servers[0] ?? null;
   const booted = servers.filter((s) => s.status !== 'ERROR');
-  const kept = keeper(booted.length ? booted : servers, (s) => s.created);
+  const oldest = keeper(booted.length ? booted : servers, (s) => s.created);
   // Copies two racing runs booted on one port: which build wins the port is known only once none builds (the other goes to
   // ERROR). Deleting one earlier may delete the winner, and leave the loser to fail: the copies stay until they settle.
-  if (servers.length > 1 && servers.some((s) => s.status === 'BUILD')) return kept;
+  if (servers.some((s) => s.status === 'BUILD')) return oldest;
+  const port = await portOf(client, id);
+  const holder = servers.find((s) => s.id === port?.device_id);
+  const kept = holder && holder.status !== 'ERROR' ? holder : oldest;
+  if (port && holder && holder.id !== kept.id) await client.put('network', `/ports/${port.id}`, { port: { device_id: kept.id } });
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
+}
+
+/** The resource's own port (named for its id), which its servers boot on; null when it has none (Nova made theirs). */
+async function portOf(client: OpenStackClient, id: string): Promise<{ id: string; device_id: string } | null> {
+  const { ports } = await client.get<{ ports: Array<{ id: string; device_id: string }> }>('network', '/ports', { query: { name: MARK.name(id) } });
+  return ports[0] ?? null;
 }
 
 /** Polls `look` until it answers non-null/true, for at most `timeoutMs`; then a retryable error that says what was awaited. */
