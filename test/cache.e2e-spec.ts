@@ -1,7 +1,7 @@
-import { ManagedDatabase } from '@stratus/core';
 import {
   createManaged,
   databaseBacked,
+  databaseRowCount,
   databaseServersUnder,
   DB_PLACEMENT,
   expectTestbedCredential,
@@ -182,12 +182,12 @@ describe(`managed cache (/v1/cache, Redis) on the ${providerUnderTest()} provide
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await s.db.getRepository(ManagedDatabase).count();
+      const before = await databaseRowCount(s.db);
       const res = await s.api.post('/v1/cache', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await databaseRowCount(s.db)).toBe(before);
     });
   });
 });

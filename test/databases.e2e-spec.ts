@@ -3,6 +3,7 @@ import {
   addressHeld,
   createManaged,
   databaseBacked,
+  databaseRowCount,
   databaseServersUnder,
   DB_PLACEMENT,
   expectTestbedCredential,
@@ -306,12 +307,12 @@ describe(`managed PostgreSQL (/v1/databases) on the ${providerUnderTest()} provi
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await s.db.getRepository(ManagedDatabase).count();
+      const before = await databaseRowCount(s.db);
       const res = await s.api.post('/v1/databases', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await databaseRowCount(s.db)).toBe(before);
     });
   });
 });

@@ -1,7 +1,7 @@
-import { ManagedDatabase } from '@stratus/core';
 import {
   addressHeld,
   createManaged,
+  databaseRowCount,
   databaseServersUnder,
   DB_PLACEMENT,
   itReal,
@@ -232,12 +232,12 @@ describe(`managed MariaDB and MySQL (/v1/relational-databases) on the ${provider
     ];
 
     it.each(cases)('%s', async (_label, body, message) => {
-      const before = await s.db.getRepository(ManagedDatabase).count();
+      const before = await databaseRowCount(s.db);
       const res = await s.api.post('/v1/relational-databases', JSON.stringify(body));
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('bad_request');
       expect(res.body.error.message).toContain(message);
-      expect(await s.db.getRepository(ManagedDatabase).count()).toBe(before);
+      expect(await databaseRowCount(s.db)).toBe(before);
     });
   });
 });

@@ -231,3 +231,14 @@ export function tcpConnectOutcome(host: string, port: number): Promise<string> {
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? String(err)));
   });
 }
+
+/**
+ * How many managed database rows there are, those being deleted aside: what
+ * a refused create must leave as it was. A delete an earlier case started
+ * may end meanwhile (on OpenStack, seconds later), but a row never comes
+ * back to being counted once it is deleting.
+ */
+export async function databaseRowCount(db: DataSource): Promise<number> {
+  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM managed_databases WHERE status <> 'deleting'`);
+  return n;
+}
