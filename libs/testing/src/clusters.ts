@@ -17,8 +17,8 @@ export function waitForCluster(client: HttpClient, id: string, statuses: string[
   return waitForState(
     `cluster ${id} to reach ${statuses.join(' or ')}`,
     async () => {
-      const res = await client.get(`/v1/clusters/${id}`);
-      return res.status === 200 ? res.body : undefined;
+      // Any answer is kept, so a timeout shows a 404's envelope as well as a cluster's last status.
+      return (await client.get(`/v1/clusters/${id}`)).body;
     },
     (cluster) => statuses.includes(cluster.status),
     { timeoutMs, intervalMs, failed: (cluster) => ['CREATE_FAILED', 'DELETE_FAILED'].includes(cluster.status) },

@@ -107,8 +107,8 @@ export async function waitForDatabase(
   return waitForState(
     `${collection}/${id} to reach ${statuses.join('/')}`,
     async () => {
-      const res = await client.get(`/v1/${collection}/${id}`);
-      return res.status === 200 ? res.body : undefined;
+      // Any answer is kept, so a timeout shows a 404's envelope as well as a server's last status.
+      return (await client.get(`/v1/${collection}/${id}`)).body;
     },
     (db) => statuses.includes(db.status),
     { timeoutMs, intervalMs, failed: (db) => db.status === 'error' },
