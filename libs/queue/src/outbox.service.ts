@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { JobOutbox, OutboxEntry } from '@stratus/core';
+import { insertTogetherIn, JobOutbox, OutboxEntry } from '@stratus/core';
 import { Queue } from 'bullmq';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { JOB_QUEUE, JobName, JobPayload, resourceJobId } from './job-catalog';
@@ -44,8 +44,10 @@ export class OutboxService implements JobOutbox {
     private readonly moduleRef: ModuleRef,
   ) {}
 
+  /** One INSERT from the entity's metadata (insertTogetherIn), not TypeORM's save: every create and change writes one. */
   async write(manager: EntityManager, job: PendingJob): Promise<OutboxEntry> {
-    return manager.getRepository(OutboxEntry).save(outboxEntryOf(job));
+    const [entry] = await insertTogetherIn(manager, [{ entity: OutboxEntry, values: outboxEntryOf(job) }]);
+    return entry;
   }
 
   /** JobOutbox: what libs/core's resource lives write, by name, resource and payload. */
@@ -68,12 +70,28 @@ export class OutboxService implements JobOutbox {
     return outboxEntryOf(resourceJob(name, resourceId, payload, priority));
   }
 
+  /** Entries dispatched since the last flush: sent together once the current turn of the event loop ends. */
+  private gathered: OutboxEntry[] = [];
+
   /**
    * Best effort, and not awaited by the caller: the row and its outbox entry
    * are committed, which is all a request needs, so a slow or absent Redis
    * never holds the response. Whatever this misses the relay enqueues.
+   *
+   * Entries dispatched in the same turn of the event loop (creates whose
+   * commits came back together) go out as one batch: one Redis round trip per
+   * queue and one UPDATE for all of them, not one of each per create. A lone
+   * create waits for nothing but the end of its turn.
    */
   dispatch(entries: OutboxEntry[]): void {
+    if (entries.length === 0) return;
+    if (this.gathered.length === 0) setImmediate(() => this.flush());
+    this.gathered.push(...entries);
+  }
+
+  private flush(): void {
+    const entries = this.gathered;
+    this.gathered = [];
     void this.enqueue(entries)
       .then(() => this.dataSource.getRepository(OutboxEntry).update({ id: In(entries.map((e) => e.id)) }, { dispatchedAt: new Date() }))
       .catch((err) => {
