@@ -1,6 +1,6 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, ClusterMember, compareAndSet, Flavor, Instance, INSTANCE_CAS } from '@stratus/core';
+import { AppConfig, ClusterMember, compareAndSet, Flavor, hotFindOne, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
@@ -71,7 +71,8 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   }
 
   private async create(id: string, generation: number): Promise<void> {
-    const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
+    // The hot way (hot-queries.ts): every create, and every delayed look at a booting one, starts here.
+    const row = await hotFindOne(this.dataSource, Instance, { id });
     // The instance was deleted: a boot this job started may have begun after
     // the delete's removal ran (the two jobs overlap), and no later job would
     // see it, so what the provider holds of it goes now.
