@@ -197,32 +197,20 @@ function ourSide(db: DataSource, tenant: Tenant, outbox: OutboxService, connecti
     { ...INSTANCE_WORKER_OPTIONS, connection, prefix, concurrency: CONCURRENCY },
   );
   measureJobs(worker);
-  return {
-    name: 'ours',
-    worker,
-    done: completions(worker),
-    pickups: trackPickups(worker),
-    // Resolves once the create is committed and its dispatch started, as a client's answer does; the enqueue runs after.
-    produce: async (n: number) => {
-      const entry = await db.transaction(async (manager) => {
-        const [{ id }] = await manager.query(INSERT_INSTANCE, [tenant.projectId, tenant.userId, `bench-${n}`]);
-        return outbox.write(manager, resourceJob('instance.create', id, { instanceId: id, generation: 1 }));
-      });
-      outbox.dispatch([entry]);
-      return entry.jobId;
-    },
-  };
+  // Resolves once the create is committed and its dispatch started, as a client's answer does; the enqueue runs after.
+  return sideOf('ours', worker, async (n) => {
+    const entry = await db.transaction(async (manager) => {
+      const [{ id }] = await manager.query(INSERT_INSTANCE, [tenant.projectId, tenant.userId, `bench-${n}`]);
+      return outbox.write(manager, resourceJob('instance.create', id, { instanceId: id, generation: 1 }));
+    });
+    outbox.dispatch([entry]);
+    return entry.jobId;
+  });
 }
 
 function rawSide(queue: Queue, connection: ReturnType<typeof redisConnection>, prefix: string): Side {
   const worker = new Worker(RAW_QUEUE, async () => undefined, { connection, prefix, concurrency: CONCURRENCY });
-  return {
-    name: 'raw',
-    worker,
-    done: completions(worker),
-    pickups: trackPickups(worker),
-    produce: async (n: number) => (await queue.add('instance.create', { instanceId: `raw-${n}`, generation: 1 })).id!,
-  };
+  return sideOf('raw', worker, async (n) => (await queue.add('instance.create', { instanceId: `raw-${n}`, generation: 1 })).id!);
 }
 
 /**
@@ -232,16 +220,15 @@ function rawSide(queue: Queue, connection: ReturnType<typeof redisConnection>, p
  */
 function ceilingSide(db: DataSource, tenant: Tenant, queue: Queue, connection: ReturnType<typeof redisConnection>, prefix: string): Side {
   const worker = new Worker(CEILING_QUEUE, async (job) => hotQuery(db, MOVE_TO_ACTIVE, [job.data.instanceId]), { connection, prefix, concurrency: CONCURRENCY });
-  return {
-    name: 'ceiling',
-    worker,
-    done: completions(worker),
-    pickups: trackPickups(worker),
-    produce: async (n: number) => {
-      const [{ id }] = await hotQuery<{ id: string }>(db, INSERT_INSTANCE_AND_ENTRY, [tenant.projectId, tenant.userId, `ceiling-${n}`]);
-      return (await queue.add('instance.create', { instanceId: id, generation: 1 })).id!;
-    },
-  };
+  return sideOf('ceiling', worker, async (n) => {
+    const [{ id }] = await hotQuery<{ id: string }>(db, INSERT_INSTANCE_AND_ENTRY, [tenant.projectId, tenant.userId, `ceiling-${n}`]);
+    return (await queue.add('instance.create', { instanceId: id, generation: 1 })).id!;
+  });
+}
+
+/** A side from its worker and producer: its completions and pickups are heard from the worker. */
+function sideOf(name: Side['name'], worker: Worker, produce: Side['produce']): Side {
+  return { name, worker, done: completions(worker), pickups: trackPickups(worker), produce };
 }
 
 function trackPickups(worker: Worker): Map<string, number> {
