@@ -62,7 +62,7 @@ describe('outbox dispatch', () => {
     for (const entry of entries) expect(await queue.getJob(entry.jobId)).toMatchObject({ name: 'instance.create', data: entry.payload });
   });
 
-  it('an entry dispatched in a later turn goes on its own, without waiting for the batch before it', async () => {
+  it('an entry dispatched in a later turn goes in a batch of its own', async () => {
     const queue = w.queue(QUEUES.instances);
     const [first, second] = await written('apart', 2);
     const addBulk = jest.spyOn(queue, 'addBulk');
