@@ -20,7 +20,7 @@ import {
   waitForInstance,
 } from '@stratus/testing';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,7 @@ describe('gateway TCP routes through the edge', () => {
   afterAll(async () => {
     await stack?.stop();
     await db?.destroy();
+    for (const dir of certificateDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   /**
@@ -137,9 +138,13 @@ describe('gateway TCP routes through the edge', () => {
     expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
   });
 
+  /** The folders selfSigned made, removed after the suite. */
+  const certificateDirs: string[] = [];
+
   /** A self-signed certificate for gw.stratus.test: its folder, with cert.pem and key.pem. */
   function selfSigned(bits = 2048): string {
     const dir = mkdtempSync(join(tmpdir(), 'stratus-cert-'));
+    certificateDirs.push(dir);
     execFileSync(
       'openssl',
       ['req', '-x509', '-newkey', `rsa:${bits}`, '-nodes', '-days', '2', '-subj', '/CN=gw.stratus.test', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],

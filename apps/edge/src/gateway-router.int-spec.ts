@@ -377,7 +377,8 @@ describe('GatewayRouter', () => {
     await router.close();
     const squatter = createServer();
     await new Promise<void>((r) => squatter.listen(taken, '127.0.0.1', r));
-    const other = new GatewayRouter({ dir: mkdtempSync(join(tmpdir(), 'stratus-gateway-')), host: '127.0.0.1', range: await freePortRange(3), threads: 1 });
+    const otherDir = mkdtempSync(join(tmpdir(), 'stratus-gateway-'));
+    const other = new GatewayRouter({ dir: otherDir, host: '127.0.0.1', range: await freePortRange(3), threads: 1 });
     try {
       // Started again on the same range: the squatter's port is left out, the others held again.
       router = new GatewayRouter({ dir, host: '127.0.0.1', range, threads: 2, log });
@@ -397,6 +398,7 @@ describe('GatewayRouter', () => {
     } finally {
       squatter.close();
       await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
     }
   });
 
