@@ -2,7 +2,7 @@ import { DatabaseServerSpec, ETCD_CLIENT_PORT, ETCD_PEER_PORT, PATRONI_REST_PORT
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { keeper, MARK } from './openstack-resources';
+import { keeper, MARK, portsOf } from './openstack-resources';
 
 /*
  * The Neutron security group of an ha database's members. Their etcd has no
@@ -114,7 +114,7 @@ export async function joinMemberGroup(client: OpenStackClient, portId: string, g
  * moves that port too).
  */
 export async function settleMemberPorts(client: OpenStackClient, memberKeys: string[], group: MemberGroup): Promise<void> {
-  const ports = (await Promise.all(memberKeys.map((k) => portsNamed(client, MARK.name(k))))).flat();
+  const ports = (await Promise.all(memberKeys.map((k) => portsOf<NeutronPort>(client, k)))).flat();
   for (const port of ports) {
     if (port.security_groups.length === 1 && port.security_groups[0] === group.id) continue;
     await joinMemberGroup(client, port.id, group.id);
@@ -136,7 +136,7 @@ export async function removeMemberGroup(client: OpenStackClient, key: string, me
   if (groups.length === 0) return;
   const ids = new Set(groups.map((g) => g.id));
   for (const memberKey of memberKeys) {
-    for (const port of await portsNamed(client, MARK.name(memberKey))) {
+    for (const port of await portsOf<NeutronPort>(client, memberKey)) {
       if (port.security_groups.some((g) => ids.has(g))) await client.put('network', `/ports/${port.id}`, { port: { security_groups: [] } });
     }
   }
@@ -156,11 +156,6 @@ export async function removeMemberGroup(client: OpenStackClient, key: string, me
 async function groupsNamed(client: OpenStackClient, name: string): Promise<NeutronGroup[]> {
   const { security_groups } = await client.get<{ security_groups: NeutronGroup[] }>('network', '/security-groups', { query: { name } });
   return security_groups.filter((g) => g.name === name);
-}
-
-async function portsNamed(client: OpenStackClient, name: string): Promise<NeutronPort[]> {
-  const { ports } = await client.get<{ ports: NeutronPort[] }>('network', '/ports', { query: { name } });
-  return ports.filter((p) => p.name === name);
 }
 
 function sameRule(held: NeutronRule, want: WantedRule): boolean {

@@ -2,7 +2,7 @@ import { DriverError } from '../driver-error';
 import { AddressRequest, NetworkDriver, networkFullMessage } from '../network.driver';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { keeper, MARK } from './openstack-resources';
+import { keeper, MARK, portsOf } from './openstack-resources';
 
 interface NeutronPort {
   id: string;
@@ -42,7 +42,7 @@ export class OpenStackNetworkDriver implements NetworkDriver {
   }
 
   async releaseAddress(id: string): Promise<void> {
-    for (const port of await this.portsOf(id)) {
+    for (const port of await portsOf<NeutronPort>(this.client, id)) {
       // A floating IP outlives its port's deletion (allocated, associated with nothing): it goes first.
       for (const fip of await this.floatingIpsOf(port.id)) await this.client.delete('network', `/floatingips/${fip.id}`);
       await this.client.delete('network', `/ports/${port.id}`);
@@ -91,7 +91,7 @@ export class OpenStackNetworkDriver implements NetworkDriver {
 
   /** Gives the resource's floating IPs back to the pool; the port and its fixed address stay. None: fine. */
   async releaseFloatingIp(id: string): Promise<void> {
-    for (const port of await this.portsOf(id)) {
+    for (const port of await portsOf<NeutronPort>(this.client, id)) {
       for (const fip of await this.floatingIpsOf(port.id)) await this.client.delete('network', `/floatingips/${fip.id}`);
     }
   }
@@ -117,14 +117,9 @@ export class OpenStackNetworkDriver implements NetworkDriver {
     return port ? addressOf(port) : null;
   }
 
-  private async portsOf(id: string): Promise<NeutronPort[]> {
-    const { ports } = await this.client.get<{ ports: NeutronPort[] }>('network', '/ports', { query: { name: MARK.name(id) } });
-    return ports;
-  }
-
   /** The resource's port; copies a racing repeat made are deleted, the oldest stays. */
   private async portOf(id: string): Promise<NeutronPort | null> {
-    const ports = await this.portsOf(id);
+    const ports = await portsOf<NeutronPort>(this.client, id);
     if (ports.length === 0) return null;
     const kept = keeper(ports, (p) => p.created_at ?? '');
     for (const extra of ports) if (extra.id !== kept.id) await this.client.delete('network', `/ports/${extra.id}`);

@@ -12,7 +12,8 @@ class CloudStub {
   ) {}
   async get(service: string, path: string, options: { query: Record<string, string> }): Promise<unknown> {
     if (service === 'compute' && path === '/servers/detail') return { servers: this.servers };
-    if (service === 'network' && path === '/ports' && options.query.name === MARK.name('redis-7')) return { ports: [{ id: 'port-7', device_id: this.portDevice }] };
+    if (service === 'network' && path === '/ports' && options.query.name === MARK.name('redis-7'))
+      return { ports: [{ id: 'port-7', name: MARK.name('redis-7'), device_id: this.portDevice }] };
     throw new Error(`unexpected GET ${service} ${path}`);
   }
   async put(service: string, path: string, body: { port: { device_id: string } }): Promise<unknown> {

@@ -50,6 +50,17 @@ export async function serversOf(client: OpenStackClient, id: string): Promise<No
 }
 
 /**
+ * The Neutron ports named for this resource id: its own port, and copies a
+ * racing repeat made until the network driver deletes them. `P` is what the
+ * caller reads of a port.
+ */
+export async function portsOf<P extends { name: string }>(client: OpenStackClient, id: string): Promise<P[]> {
+  const name = MARK.name(id);
+  const { ports } = await client.get<{ ports: P[] }>('network', '/ports', { query: { name } });
+  return ports.filter((p) => p.name === name);
+}
+
+/**
  * The server of a resource id, or null; extra copies left by a racing
  * repeat are deleted here. Of copies, one that is not in ERROR is kept: two
  * boots on one port both pass Nova's API, and the one that comes second to
@@ -68,18 +79,12 @@ export async function serverOf(client: OpenStackClient, id: string): Promise<Nov
   // Copies two racing runs booted on one port: which build wins the port is known only once none builds (the other goes to
   // ERROR). Deleting one earlier may delete the winner, and leave the loser to fail: the copies stay until they settle.
   if (servers.some((s) => s.status === 'BUILD')) return oldest;
-  const port = await portOf(client, id);
+  const port = (await portsOf<{ id: string; name: string; device_id: string }>(client, id)).find((p) => servers.some((s) => s.id === p.device_id));
   const holder = servers.find((s) => s.id === port?.device_id);
   const kept = holder && holder.status !== 'ERROR' ? holder : oldest;
   if (port && holder && holder.id !== kept.id) await client.put('network', `/ports/${port.id}`, { port: { device_id: kept.id } });
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
-}
-
-/** The resource's own port (named for its id), which its servers boot on; null when it has none (Nova made theirs). */
-async function portOf(client: OpenStackClient, id: string): Promise<{ id: string; device_id: string } | null> {
-  const { ports } = await client.get<{ ports: Array<{ id: string; device_id: string }> }>('network', '/ports', { query: { name: MARK.name(id) } });
-  return ports[0] ?? null;
 }
 
 /** Polls `look` until it answers non-null/true, for at most `timeoutMs`; then a retryable error that says what was awaited. */
