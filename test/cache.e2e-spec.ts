@@ -1,9 +1,9 @@
 import {
   createManaged,
   databaseBacked,
-  databaseRowCount,
   databaseServersUnder,
   DB_PLACEMENT,
+  expectCreateRefused,
   expectTestbedCredential,
   inCatalogNetwork,
   itReal,
@@ -181,13 +181,6 @@ describe(`managed cache (/v1/cache, Redis) on the ${providerUnderTest()} provide
       ['unknown keypair', { ...valid, keypair_name: 'nope' }, 'keypair_name: keypair "nope" does not exist'],
     ];
 
-    it.each(cases)('%s', async (_label, body, message) => {
-      const before = await databaseRowCount(s.db);
-      const res = await s.api.post('/v1/cache', JSON.stringify(body));
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('bad_request');
-      expect(res.body.error.message).toContain(message);
-      expect(await databaseRowCount(s.db)).toBe(before);
-    });
+    it.each(cases)('%s', (_label, body, message) => expectCreateRefused(s.api, s.db, 'cache', body, message));
   });
 });

@@ -233,12 +233,18 @@ export function tcpConnectOutcome(host: string, port: number): Promise<string> {
 }
 
 /**
- * How many managed database rows there are, those being deleted aside: what
- * a refused create must leave as it was. A delete an earlier case started
+ * POST `body` (sent as is, undefined fields left out) to `/v1/<collection>`:
+ * a 400 in the error envelope whose message contains `message`, and no row
+ * made. Rows being deleted are not counted: a delete an earlier case started
  * may end meanwhile (on OpenStack, seconds later), but a row never comes
  * back to being counted once it is deleting.
  */
-export async function databaseRowCount(db: DataSource): Promise<number> {
-  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM managed_databases WHERE status <> 'deleting'`);
-  return n;
+export async function expectCreateRefused(api: HttpClient, db: DataSource, collection: string, body: Record<string, unknown>, message: string): Promise<void> {
+  const rows = async () => (await db.query(`SELECT count(*)::int AS n FROM managed_databases WHERE status <> 'deleting'`))[0].n as number;
+  const before = await rows();
+  const res = await api.post(`/v1/${collection}`, JSON.stringify(body));
+  expect(res.status).toBe(400);
+  expect(res.body.error.code).toBe('bad_request');
+  expect(res.body.error.message).toContain(message);
+  expect(await rows()).toBe(before);
 }
