@@ -144,7 +144,9 @@ export class OutboxService implements JobOutbox {
     const byQueue = new Map<string, OutboxEntry[]>();
     for (const e of entries) {
       const name = JOB_QUEUE[e.jobName as JobName];
-      byQueue.set(name, [...(byQueue.get(name) ?? []), e]);
+      const batch = byQueue.get(name);
+      if (batch) batch.push(e);
+      else byQueue.set(name, [e]);
     }
     await Promise.all(
       [...byQueue].map(([name, batch]) => {
