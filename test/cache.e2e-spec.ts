@@ -53,7 +53,7 @@ describe(`managed cache (/v1/cache, Redis) on the ${providerUnderTest()} provide
 
   it('creates Redis 7, answers with the password once, serves it, and refuses connections after delete', async () => {
     // The claim of a spare is checked below: the worker starts its spares after it boots, and a busy machine takes seconds.
-    await whenReal(() => spareRedisHeld(s.stack.logsDir, s.stack.process('worker')!.pid!));
+    await whenReal(() => spareRedisHeld(s.stack));
     const created = await create({ name: 'sessions' });
     expect(created.headers.get('retry-after')).toBe('15');
     expect(created.body).toEqual({

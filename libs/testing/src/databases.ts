@@ -1,5 +1,7 @@
 import { DatabaseRequest, ProviderName } from '@stratus/core';
 import { DATABASE_MARKER, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
+import { QUEUES, redisConnection } from '@stratus/queue';
+import { Queue } from 'bullmq';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { killGroups, markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
@@ -11,6 +13,8 @@ import { testbedDatabaseServer } from './openstack-testbed';
 import { providerUnderTest } from './provider-under-test';
 import { testEnv } from './test-env';
 import { waitFor, waitForState } from './wait';
+import { waitForDrain } from './queue-drain';
+import { TestStack } from './stack';
 
 /**
  * Catalog references every database create needs, from the catalog of the
@@ -168,20 +172,38 @@ export function databaseServersUnder(dir: string): Map<string, number> {
 }
 
 /**
- * Waits (bounded) until the worker `workerPid` has a started spare Redis in
- * its pool (the local provider's DATABASE_SPARES), as its log says once a
- * create can claim it (`spare database server ready for a create to
- * claim`, the spare's folder naming the worker's pid: the log is shared by
- * every stack of the slot). A cache created before that starts a server of
- * its own, so a test of the claim waits for it first. (Counting clients on
- * the spare's socket was not enough: the worker's link counts from its
- * connect, before its first PING is answered and the spare is pooled.)
+ * Waits (bounded) until the stack's worker holds a started spare Redis no
+ * create has claimed yet (the local provider's DATABASE_SPARES), so that
+ * the caller's next cache claims it. A create an earlier suite left queued
+ * is taken up as the worker starts and may claim the first spare: the
+ * databases queue is drained first. Then the worker's log must show a
+ * spare `ready for a create to claim` and not `claimed` since, its folder
+ * naming the worker's pid (the log is shared by every stack of the slot).
+ * (Counting clients on the spare's socket was not enough: the worker's
+ * link counts from its connect, before its first PING is answered and the
+ * spare is pooled.)
  */
-export async function spareRedisHeld(logsDir: string, workerPid: number, timeoutMs = 120_000): Promise<void> {
-  const ours = `"spare":"spare-redis-${workerPid}-`;
+export async function spareRedisHeld(stack: TestStack, timeoutMs = 180_000): Promise<void> {
+  const queue = new Queue(QUEUES.databases, { connection: redisConnection(stack.env.REDIS_URL), prefix: stack.env.QUEUE_PREFIX });
+  try {
+    await waitForDrain([queue], { timeoutMs });
+  } finally {
+    await queue.close();
+  }
+  const workerPid = stack.process('worker')!.pid!;
+  const logsDir = stack.logsDir;
+  const ours = new RegExp(`"spare":"(spare-redis-${workerPid}-[^"]+)"`);
   await waitFor(
-    `the worker's (pid ${workerPid}) spare Redis to be ready`,
-    () => workerLogLines(logsDir).some((line) => line.includes(ours) && line.includes('spare database server ready')),
+    `the worker's (pid ${workerPid}) spare Redis to be ready and unclaimed`,
+    () => {
+      const held = new Set<string>();
+      for (const line of workerLogLines(logsDir)) {
+        const spare = ours.exec(line)?.[1];
+        if (spare && line.includes('spare database server ready')) held.add(spare);
+        else if (spare && line.includes('spare database server claimed')) held.delete(spare);
+      }
+      return held.size > 0;
+    },
     { timeoutMs, intervalMs: 200 },
   );
 }
