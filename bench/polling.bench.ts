@@ -29,6 +29,7 @@ import { DataSource } from 'typeorm';
 import { encodePageCursor } from '../apps/api/src/http/list-query';
 import { DatabasesReconciler } from '../apps/worker/src/databases/databases.reconciler';
 import { InstancesReconciler } from '../apps/worker/src/instances/instances.reconciler';
+import { ResourceTurns } from '../apps/worker/src/jobs/resource-turns';
 import { PacketFilterSync } from '../apps/worker/src/security-groups/packet-filter.sync';
 import { nearestRank } from './percentiles';
 
@@ -137,7 +138,10 @@ function reconcilers(db: DataSource) {
   const packetFilter = { sync: async () => undefined } as unknown as PacketFilterSync;
   const queue = {} as Queue;
   const config = testConfig();
-  return { instances: new InstancesReconciler(db, compute, queue, packetFilter, config), databases: new DatabasesReconciler(db, databases, queue, config) };
+  return {
+    instances: new InstancesReconciler(db, compute, queue, packetFilter, config),
+    databases: new DatabasesReconciler(db, databases, queue, config, new ResourceTurns(config)),
+  };
 }
 
 async function sweeps(db: DataSource, tenant: Tenant) {

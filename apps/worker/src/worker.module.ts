@@ -17,6 +17,7 @@ import { RoutesProcessor } from './gateway/routes.processor';
 import { RoutesReconciler } from './gateway/routes.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
+import { ResourceTurns } from './jobs/resource-turns';
 import { PacketFilterSync } from './security-groups/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { ScheduleKeeper } from './schedules/schedule-keeper';
@@ -32,6 +33,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
   providers: [
     PacketFilterSync,
+    ResourceTurns,
     IdempotencyKeys,
     CatalogSync,
     InstancesReconciler,

@@ -4,6 +4,7 @@ export * from './compute.driver';
 export * from './volume.driver';
 export * from './load-balancer.driver';
 export * from './network.driver';
+export * from './shared-turns';
 export * from './providers.module';
 export * from './provider-registry';
 export { LOCAL_HOOKS } from './local/local-hooks';

@@ -1,6 +1,6 @@
 import { databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle, NotFound } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
-import { postgresRequest, useWorkerOnFake } from '@stratus/testing';
+import { postgresRequest, useWorkerOnFake, waitFor } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
 import { DatabasesProcessor } from './databases.processor';
 import { DatabasesReconciler } from './databases.reconciler';
@@ -18,6 +18,25 @@ describe('managed databases on the fake provider', () => {
   const driver = () => w.get<DatabaseDriver>(DATABASE_DRIVER);
   const network = () => w.get<NetworkDriver>(NETWORK_DRIVER);
   const row = (id: number) => w.db.getRepository(ManagedDatabase).findOneByOrFail({ id });
+
+  /**
+   * Once the delete asked for meanwhile has gone through (without turns) or
+   * its job waits for the database's turn, held by the step that called this.
+   */
+  async function deleteWaitsOrDone(id: number): Promise<void> {
+    await waitFor(
+      `the delete of database ${id} to be done or to wait for its turn`,
+      async () => {
+        if (!(await w.db.getRepository(ManagedDatabase).existsBy({ id }))) return true;
+        const [{ waiting }] = await w.db.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'stratus turn' AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        );
+        return waiting > 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
+  }
 
   async function ready(name: string): Promise<ManagedDatabase> {
     const { row: created } = await lives().create('postgres', postgresRequest(name), w.principal);
@@ -78,6 +97,34 @@ describe('managed databases on the fake provider', () => {
     expect(await driver().observe(databaseServerKey(created))).toEqual({ running: true, ready: true });
   });
 
+  it('a delete that meets a create as it starts the server waits for that step: no server outlives the row, no address is given back under one', async () => {
+    // The server is still starting when the step ends: the job looks at it again later, by which time the row is gone.
+    const startMs = w.control.databaseStartMs;
+    w.control.databaseStartMs = 60_000;
+    const d = driver();
+    const start = d.ensureRunning.bind(d);
+    const spy = jest.spyOn(d, 'ensureRunning').mockImplementationOnce(async (spec) => {
+      // The create has read its row and taken its address; the delete is asked for before the server starts.
+      const id = Number(spec.key.split('-')[1]);
+      await lives().delete(['postgres'], String(id), w.principal);
+      await deleteWaitsOrDone(id);
+      return start(spec);
+    });
+    try {
+      const { row: created } = await lives().create('postgres', postgresRequest('overlapped'), w.principal);
+      const id = created.id;
+      await w.drained();
+      expect(spy).toHaveBeenCalled();
+      const key = databaseServerKey(created);
+      expect(await w.db.getRepository(ManagedDatabase).existsBy({ id })).toBe(false);
+      expect(await network().observe(key)).toBeNull();
+      expect(await driver().observe(key)).toBeNull();
+    } finally {
+      spy.mockRestore();
+      w.control.databaseStartMs = startMs;
+    }
+  });
+
   describe('the reconciler', () => {
     const sweep = () => w.get(DatabasesReconciler).sweep();
 
@@ -107,15 +154,17 @@ describe('managed databases on the fake provider', () => {
       const restart = d.ensureRunning.bind(d);
       const spy = jest.spyOn(d, 'ensureRunning').mockImplementationOnce(async (spec) => {
         await lives().delete(['postgres'], String(db.id), w.principal);
-        await w.drained();
-        expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: db.id })).toBe(false);
+        await deleteWaitsOrDone(db.id);
         return restart(spec);
       });
       try {
         await sweep();
+        await w.drained();
+        expect(spy).toHaveBeenCalled();
       } finally {
         spy.mockRestore();
       }
+      expect(await w.db.getRepository(ManagedDatabase).existsBy({ id: db.id })).toBe(false);
       expect(await driver().observe(key)).toBeNull();
     });
 

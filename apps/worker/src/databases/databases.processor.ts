@@ -10,6 +10,7 @@ import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
+import { ResourceTurns } from '../jobs/resource-turns';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 import { RouteListeners } from '../gateway/route-listeners';
 import { memberFieldsOf, serverSpecOf } from './database-server-spec';
@@ -28,9 +29,10 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   private readonly logger = new Logger(DatabasesProcessor.name);
 
   private readonly handlers: JobHandlers<typeof QUEUES.databases> = {
-    'database.create': ({ databaseId, generation }) => this.create(databaseId, generation),
-    'database.delete': ({ databaseId, generation }) => this.delete(databaseId, generation),
-    'database.rotate': ({ databaseId, generation }) => this.rotate(databaseId, generation),
+    // Each step in the database's turn: a delete never overlaps a step that starts its server.
+    'database.create': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.create(databaseId, generation)),
+    'database.delete': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.delete(databaseId, generation)),
+    'database.rotate': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.rotate(databaseId, generation)),
   };
 
   constructor(
@@ -41,6 +43,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
     private readonly config: AppConfig,
     private readonly packetFilter: PacketFilterSync,
     private readonly routes: RouteListeners,
+    private readonly turns: ResourceTurns,
     @Optional() @Inject(LOCAL_HOOKS) private readonly hooks?: LocalHooks,
   ) {
     super();

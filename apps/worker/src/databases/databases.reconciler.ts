@@ -1,12 +1,13 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { AppConfig, compareAndSet, countRepair, DATABASE_CAS, databaseServerKey, ManagedDatabase } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver, DriverError, LOCAL_HOOKS, LocalHooks } from '@stratus/providers';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError, LOCAL_HOOKS, LocalHooks, ObservedDatabaseServer } from '@stratus/providers';
 import { QUEUES, resourceJob } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
+import { ResourceTurns } from '../jobs/resource-turns';
 import { memberFieldsOf, serverSpecOf } from './database-server-spec';
 
 /** The statuses a sweep looks at; error is left as it is (managed_databases_live indexes these). */
@@ -27,6 +28,7 @@ export class DatabasesReconciler {
     @Inject(DATABASE_DRIVER) private readonly driver: DatabaseDriver,
     @InjectQueue(QUEUES.databases) private readonly queue: Queue,
     private readonly config: AppConfig,
+    private readonly turns: ResourceTurns,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     // The local provider says at once when a server exits; elsewhere the periodic sweep notices.
@@ -81,7 +83,9 @@ export class DatabasesReconciler {
   /**
    * A ready server that is not running is started again on its data, and
    * looked at again by the next sweeps until it has taken its spec; one that
-   * cannot start is an error.
+   * cannot start is an error. The restart is taken in the database's turn:
+   * a delete since the sweep read the row either went first (and the row,
+   * read again there, says so) or waits for the restart to end.
    */
   private async keepRunning(row: ManagedDatabase): Promise<void> {
     const observed = await this.driver.observe(databaseServerKey(row));
@@ -90,11 +94,14 @@ export class DatabasesReconciler {
     // A ready row always holds its address; one without has nothing to start on.
     // A degraded one serves, and its down member is started (or rebuilt) by ensureRunning.
     if ((observed?.ready && !observed.degraded) || row.address === null) return;
-    // Read again: a delete since the sweep read the row is tearing the server down, which is why it is not running.
+    await this.turns.database(row.id, () => this.restart(row, observed));
+  }
+
+  private async restart(row: ManagedDatabase, observed: ObservedDatabaseServer | null): Promise<void> {
     if (!(await this.dataSource.getRepository(ManagedDatabase).existsBy({ id: row.id, status: 'ready', generation: row.generation }))) return;
     if (!observed?.running) this.logger.warn({ database: databaseServerKey(row) }, 'ready database server is not running; restarting it');
     try {
-      await this.driver.ensureRunning(serverSpecOf(row, row.address));
+      await this.driver.ensureRunning(serverSpecOf(row, row.address!));
       // One that was running but not ready yet (still starting, or taking its spec) is looked at again, not restarted.
       if (!observed?.running) countRepair('databases', 'restarted_server');
     } catch (err) {
@@ -103,20 +110,7 @@ export class DatabasesReconciler {
         statusReason: `the server stopped and could not be restarted: ${err.message}`,
       });
       if (failed) countRepair('databases', 'failed_restart');
-    } finally {
-      await this.removeIfDeleted(row);
     }
-  }
-
-  /**
-   * After a restart that raced a delete (the delete began after the look
-   * above, and its job may have torn the server down before the restart
-   * made it again): what the restart made goes, or it would outlive its
-   * row (on OpenStack, a Nova server nobody deletes).
-   */
-  private async removeIfDeleted(row: ManagedDatabase): Promise<void> {
-    const now = await this.dataSource.getRepository(ManagedDatabase).findOneBy({ id: row.id });
-    if (!now || now.status === 'deleting') await this.driver.delete(databaseServerKey(row));
   }
 
   private async repairJob(row: ManagedDatabase, name: 'database.create' | 'database.delete' | 'database.rotate'): Promise<void> {

@@ -11,4 +11,3 @@ export { OpenStackLoadBalancerDriver, OpenStackLoadBalancerOptions } from './ope
 export { OpenStackNetworkDriver } from './openstack-network.driver';
 export { OpenStackVolumeDriver } from './openstack-volume.driver';
 export { OpenStackProviderModule, OPENSTACK_CLIENT, openStackClient } from './openstack-provider.module';
-export { PostgresTurns, SharedTurns } from './openstack-turns';

@@ -2,7 +2,7 @@ import { DriverError, ListenerSpec, MARK, OpenStackClient } from '@stratus/provi
 import { failTestbedLoadBalancer, failTestbedOctaviaObject, FaultInjectingProxy, loadBalancerContract, rejection, testbedClient, testbedCloud, waitFor } from '@stratus/testing';
 import { randomBytes } from 'node:crypto';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
-import { PostgresTurns } from './openstack-turns';
+import { PostgresTurns } from '../shared-turns';
 
 /**
  * The Octavia driver against the testbed's Octavia (no-op amphora, compute

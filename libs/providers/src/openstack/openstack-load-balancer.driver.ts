@@ -15,7 +15,7 @@ import {
 } from '../load-balancer.driver';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { SharedTurns } from './openstack-turns';
+import { SharedTurns } from '../shared-turns';
 import { foundOrNull, keeper, MARK, until } from './openstack-resources';
 
 interface OctaviaLoadBalancer {

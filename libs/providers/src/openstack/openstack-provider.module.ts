@@ -14,7 +14,7 @@ import { OpenStackComputeDriver } from './openstack-compute.driver';
 import { OpenStackDatabaseDriver } from './openstack-database.driver';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 import { OpenStackLoadBalancerDriver } from './openstack-load-balancer.driver';
-import { PostgresTurns } from './openstack-turns';
+import { PostgresTurns } from '../shared-turns';
 import { OpenStackVolumeDriver } from './openstack-volume.driver';
 
 export const OPENSTACK_CLIENT = Symbol('OPENSTACK_CLIENT');

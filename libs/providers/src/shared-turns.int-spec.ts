@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { DriverError } from '../driver-error';
-import { PostgresTurns } from './openstack-turns';
+import { DriverError } from './driver-error';
+import { PostgresTurns } from './shared-turns';
 
 // Advisory locks on the local PostgreSQL: no table, so any database does. Each PostgresTurns stands for a worker process.
 const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

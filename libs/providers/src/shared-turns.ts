@@ -1,12 +1,13 @@
 import { Client } from 'pg';
-import { DriverError } from '../driver-error';
+import { DriverError } from './driver-error';
 
 /**
  * Work on a key done by one process at a time, across every process of the
- * control plane (several workers on one cloud project): what the Octavia
- * driver needs, since Octavia's API lets two changes sent at once to one
- * load balancer both through, and its worker then leaves the load balancer
- * PENDING_UPDATE for good (OpenStackLoadBalancerDriver).
+ * control plane (several workers). The Octavia driver needs it, since
+ * Octavia's API lets two changes sent at once to one load balancer both
+ * through, and its worker then leaves the load balancer PENDING_UPDATE for
+ * good (OpenStackLoadBalancerDriver); so do a database's jobs, whose create
+ * and delete may run at once (DatabasesProcessor).
  */
 export interface SharedTurns {
   take<T>(key: string, fn: () => Promise<T>): Promise<T>;
@@ -15,7 +16,7 @@ export interface SharedTurns {
 /**
  * SharedTurns on the control plane's own PostgreSQL: a session-level
  * advisory lock, held on a connection of its own for as long as the work
- * runs. Not a pooled connection: the work waits on the cloud for minutes,
+ * runs. Not a pooled connection: the work may wait on a cloud for minutes,
  * and one turn may take another (an id moving between addresses), which a
  * bounded pool could deadlock. A process that dies mid-turn ends its session,
  * and PostgreSQL gives the key to the next at once: nothing to expire.
