@@ -3,6 +3,7 @@ import { QUEUES, redisConnection } from '@stratus/queue';
 import { childPids, createTenant, HttpClient, instanceLeadersUnder, processAlive, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
@@ -122,6 +123,14 @@ describe('graceful shutdown', () => {
       // Built once each: one process group per instance, whichever worker started it.
       const leaders = instanceLeadersUnder(join(stack.env.DATA_DIR, 'instances'));
       expect(ids.map((id) => leaders.get(id)?.length ?? 0)).toEqual(ids.map(() => 1));
+      // Every line a job logs names the job, those of the jobs a worker took up inside its boot too.
+      const activeLines = readFileSync(join(stack.logsDir, 'worker.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes('"instance active"'))
+        .map((line) => JSON.parse(line))
+        .filter((line) => ids.includes(line.instance));
+      expect(new Set(activeLines.map((line) => line.instance)).size).toBe(ids.length);
+      expect(activeLines.filter((line) => !line.job_id?.startsWith(`instance-create-${line.instance}-`)).map((line) => line.instance)).toEqual([]);
     } finally {
       await queue.close();
     }

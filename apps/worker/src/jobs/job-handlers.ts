@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
 import { PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
@@ -17,11 +18,21 @@ export function assertHandlers<Q extends QueueName>(queue: Q, handlers: JobHandl
   }
 }
 
+/** The worker's root logger (nestjs-pino binds its own root only for HTTP apps); set by JobLogRoot. */
 let jobLogRoot: PinoLogger['logger'] | null = null;
 
-/** The worker's root logger; set once at start-up (nestjs-pino sets its own root only for HTTP apps). */
-export function setJobLogRoot(logger: PinoLogger['logger']): void {
-  jobLogRoot = logger;
+/**
+ * Sets the job log root as Nest makes the worker's providers. Every provider
+ * is made before any module's init hook runs, and the BullMQ workers start
+ * taking jobs in one (BullModule's): a root set after boot, as it once was,
+ * missed the jobs a worker takes up as it starts, and their lines went out
+ * without the job's id.
+ */
+@Injectable()
+export class JobLogRoot {
+  constructor(logger: PinoLogger) {
+    jobLogRoot = logger.logger;
+  }
 }
 
 /** Runs the job's handler with a logger bound to the job, so every line it logs names the job. */
