@@ -1,6 +1,8 @@
 import { Instance, InstanceLifecycle, ProxyHost } from '@stratus/core';
 import { COMPUTE_DRIVER, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
+import { QUEUES, redisConnection } from '@stratus/queue';
 import { DEMO_INSTANCE, FakeComputeDriver, useWorkerOnFake, waitFor, WorkerOnFake } from '@stratus/testing';
+import { Queue } from 'bullmq';
 import { WorkerModule } from '../worker.module';
 import { InstancesProcessor } from './instances.processor';
 import { InstancesReconciler } from './instances.reconciler';
@@ -93,27 +95,38 @@ describe('instances on the fake provider', () => {
     }
   });
 
-  it('a create whose boot started after the delete had run removes what it built', async () => {
+  it('a delete that meets a create in the provider waits for that step: the address is not given back under a boot', async () => {
     // Two slots: the delete runs while the create is inside the provider's create call.
     const processor = w.get(InstancesProcessor);
     processor.worker.concurrency = 2;
     const hold = w.control.holdNext('compute.create');
+    const queue = new Queue(QUEUES.instances, { connection: redisConnection(w.config.REDIS_URL), prefix: w.config.QUEUE_PREFIX });
     try {
       const created = await create('raced-delete');
       await hold.reached;
+      const { address } = await w.db.getRepository(Instance).findOneByOrFail({ id: created.id });
       await lives().delete(created.id, w.principal);
-      await waitFor('the delete to finish', async () => !(await w.db.getRepository(Instance).existsBy({ id: created.id })) || undefined, {
-        timeoutMs: 60_000,
-        intervalMs: 50,
-      });
-      expect(compute().has(created.id)).toBe(false);
+      const deleteDelayed = async () => (await queue.getDelayed()).some((job) => job.name === 'instance.delete' && job.data.instanceId === created.id);
+      await waitFor(
+        'the delete to wait (or, without the wait, to finish)',
+        async () => (await deleteDelayed()) || !(await w.db.getRepository(Instance).existsBy({ id: created.id })) || undefined,
+        {
+          timeoutMs: 60_000,
+          intervalMs: 20,
+        },
+      );
+      // The boot under way still holds its row and its address.
+      expect(await w.db.getRepository(Instance).findOneByOrFail({ id: created.id })).toMatchObject({ status: 'DELETING' });
+      expect(await network().observe(created.id)).toBe(address);
       hold.release();
       await w.drained();
+      expect(await w.db.getRepository(Instance).existsBy({ id: created.id })).toBe(false);
       expect(compute().has(created.id)).toBe(false);
       expect(await network().observe(created.id)).toBeNull();
     } finally {
       hold.release();
       processor.worker.concurrency = 1;
+      await queue.close();
     }
   });
 

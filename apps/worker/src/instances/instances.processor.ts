@@ -1,9 +1,9 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig, ClusterMember, compareAndSet, Flavor, hotFindOne, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
-import { Job } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
@@ -47,6 +47,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     private readonly hosts: HostListeners,
     private readonly clusterMembers: ClusterMembers,
     private readonly clusters: ClustersReconciler,
+    @InjectQueue(QUEUES.instances) private readonly queue: Queue,
   ) {
     super();
     assertHandlers(QUEUES.instances, this.handlers);
@@ -73,9 +74,10 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   private async create(id: string, generation: number): Promise<void> {
     // The hot way (hot-queries.ts): every create, and every delayed look at a booting one, starts here.
     const row = await hotFindOne(this.dataSource, Instance, { id });
-    // The instance was deleted: a boot this job started may have begun after
-    // the delete's removal ran (the two jobs overlap), and no later job would
-    // see it, so what the provider holds of it goes now.
+    // The instance was deleted. A delete waits for a create step under way
+    // (createStepUnderway), but one BullMQ no longer listed as active (Redis
+    // lost, a stalled step run again) may have booted after the removal ran,
+    // and no later job would see it: what the provider holds of it goes now.
     if (!row || row.status === 'DELETING') return this.reconciler.removeIfUnwanted(id);
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (row.status !== 'BUILD' || row.generation !== generation) return;
@@ -156,6 +158,11 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   private async delete(id: string, generation: number): Promise<void> {
     const row = await this.dataSource.getRepository(Instance).findOneBy({ id });
     if (row && (row.status !== 'DELETING' || row.generation !== generation)) return;
+    // A create's step under way may be booting the instance on its address: removed now, the address
+    // would go back under a boot that starts after, to the next instance given it, maybe another
+    // project's. The delete looks again once that step has ended; a step that starts after this look
+    // reads the row DELETING and builds nothing.
+    if (await this.createStepUnderway(id)) throw new NotReadyYet(id);
     await this.driver.delete(id);
     // Its routes and their listeners go first: no port may still forward to
     // the address once it is given up (the trigger below would remove the
@@ -179,5 +186,17 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
     await this.dataSource.getRepository(Instance).delete({ id, status: 'DELETING' });
     await this.packetFilter.sync();
     this.logger.log({ instance: id }, 'instance deleted');
+  }
+
+  /**
+   * Whether a worker, this one or another, runs a step of the instance's
+   * create now: BullMQ's active list holds every job whose step is under
+   * way, across processes. It costs the delete one look (the active jobs
+   * are at most every worker's concurrency), where a turn per step, as a
+   * database's, would cost every create a connection.
+   */
+  private async createStepUnderway(id: string): Promise<boolean> {
+    const active = await this.queue.getActive();
+    return active.some((job) => job?.name === 'instance.create' && job.data?.instanceId === id);
   }
 }
