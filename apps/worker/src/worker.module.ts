@@ -17,7 +17,7 @@ import { RoutesProcessor } from './gateway/routes.processor';
 import { RoutesReconciler } from './gateway/routes.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
-import { JobLogRoot } from './jobs/job-handlers';
+import { JobLogging } from './jobs/job-handlers';
 import { ResourceTurns } from './jobs/resource-turns';
 import { PacketFilterSync } from './security-groups/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
@@ -33,7 +33,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
 @Module({
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
   providers: [
-    JobLogRoot,
+    JobLogging,
     PacketFilterSync,
     ResourceTurns,
     IdempotencyKeys,

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger as NestLogger } from '@nestjs/common';
 import { Job, UnrecoverableError } from 'bullmq';
-import { PinoLogger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import { JobName, JobPayload, jobsOfQueue, JobsOf, QueueName } from '@stratus/queue';
 
@@ -18,20 +18,24 @@ export function assertHandlers<Q extends QueueName>(queue: Q, handlers: JobHandl
   }
 }
 
-/** The worker's root logger (nestjs-pino binds its own root only for HTTP apps); set by JobLogRoot. */
+/** The worker's root logger (nestjs-pino binds its own root only for HTTP apps); set by JobLogging. */
 let jobLogRoot: PinoLogger['logger'] | null = null;
 
 /**
- * Sets the job log root as Nest makes the worker's providers. Every provider
+ * The worker's logging, set up as Nest makes its providers: every provider
  * is made before any module's init hook runs, and the BullMQ workers start
- * taking jobs in one (BullModule's): a root set after boot, as it once was,
- * missed the jobs a worker takes up as it starts, and their lines went out
- * without the job's id.
+ * taking jobs in one (BullModule's). Set up after boot, as it once was, the
+ * jobs a worker takes up as it starts logged without their job's id: the
+ * job log root was not set yet, and Nest held their lines (bufferLogs) and
+ * printed them only at `useLogger`, outside the job that logged them.
  */
 @Injectable()
-export class JobLogRoot {
-  constructor(logger: PinoLogger) {
-    jobLogRoot = logger.logger;
+export class JobLogging {
+  constructor(root: PinoLogger, logger: Logger) {
+    jobLogRoot = root.logger;
+    // From here every Nest Logger writes to pino at once, in the context of the job that logs.
+    NestLogger.overrideLogger(logger);
+    NestLogger.flush();
   }
 }
 
