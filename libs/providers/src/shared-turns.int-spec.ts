@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DriverError } from './driver-error';
-import { PostgresTurns } from './shared-turns';
+import { PostgresTurns, TURN_SESSION_NAME } from './shared-turns';
 
 // Advisory locks on the local PostgreSQL: no table, so any database does. Each PostgresTurns stands for a worker process.
 const url = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -28,9 +28,9 @@ describe('PostgresTurns: one process at a time on a key', () => {
   const waiting = async () =>
     Number(
       (
-        await admin.query(
-          `SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = 'stratus turn'`,
-        )
+        await admin.query(`SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name = $1`, [
+          TURN_SESSION_NAME,
+        ])
       ).rows[0].n,
     );
 
@@ -94,7 +94,8 @@ describe('PostgresTurns: one process at a time on a key', () => {
     await until('the second turn to wait', async () => (await waiting()) === 1);
     // What a killed process leaves: its session ended by PostgreSQL.
     await admin.query(
-      `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'stratus turn'`,
+      `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = $1`,
+      [TURN_SESSION_NAME],
     );
     await b;
     expect(secondRan).toBe(true);

@@ -9,6 +9,9 @@ import { DriverError } from './driver-error';
  * good (OpenStackLoadBalancerDriver); so do a database's jobs, whose create
  * and delete may run at once (DatabasesProcessor).
  */
+/** The application_name of the sessions that hold and wait for turns (pg_stat_activity). */
+export const TURN_SESSION_NAME = 'stratus turn';
+
 export interface SharedTurns {
   take<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -30,7 +33,7 @@ export class PostgresTurns implements SharedTurns {
   ) {}
 
   async take<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const session = new Client({ connectionString: this.url, application_name: 'stratus turn', connectionTimeoutMillis: 30_000 });
+    const session = new Client({ connectionString: this.url, application_name: TURN_SESSION_NAME, connectionTimeoutMillis: 30_000 });
     // A session PostgreSQL ends mid-turn (restart, terminate): its error is the work's to meet, not the process's.
     session.on('error', () => undefined);
     try {

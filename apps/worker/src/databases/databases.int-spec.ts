@@ -1,5 +1,5 @@
 import { databaseServerKey, ManagedDatabase, ManagedDatabaseLifecycle, NotFound } from '@stratus/core';
-import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
+import { DATABASE_DRIVER, DatabaseDriver, DriverError, NETWORK_DRIVER, NetworkDriver, TURN_SESSION_NAME } from '@stratus/providers';
 import { postgresRequest, useWorkerOnFake, waitFor } from '@stratus/testing';
 import { WorkerModule } from '../worker.module';
 import { DatabasesProcessor } from './databases.processor';
@@ -30,7 +30,8 @@ describe('managed databases on the fake provider', () => {
         if (!(await w.db.getRepository(ManagedDatabase).existsBy({ id }))) return true;
         const [{ waiting }] = await w.db.query(
           `SELECT count(*)::int AS waiting FROM pg_stat_activity
-            WHERE datname = current_database() AND application_name = 'stratus turn' AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+            WHERE datname = current_database() AND application_name = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+          [TURN_SESSION_NAME],
         );
         return waiting > 0;
       },

@@ -29,10 +29,9 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   private readonly logger = new Logger(DatabasesProcessor.name);
 
   private readonly handlers: JobHandlers<typeof QUEUES.databases> = {
-    // Each step in the database's turn: a delete never overlaps a step that starts its server.
-    'database.create': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.create(databaseId, generation)),
-    'database.delete': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.delete(databaseId, generation)),
-    'database.rotate': ({ databaseId, generation }) => this.turns.database(databaseId, () => this.rotate(databaseId, generation)),
+    'database.create': ({ databaseId, generation }) => this.create(databaseId, generation),
+    'database.delete': ({ databaseId, generation }) => this.delete(databaseId, generation),
+    'database.rotate': ({ databaseId, generation }) => this.rotate(databaseId, generation),
   };
 
   constructor(
@@ -65,7 +64,8 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   }
 
   process(job: Job, token?: string): Promise<unknown> {
-    return delayWhileNotReady(job, token, START_RECHECK, () => runHandler(this.handlers, job));
+    // Every step in the database's turn: a delete never overlaps a step that starts its server.
+    return delayWhileNotReady(job, token, START_RECHECK, () => this.turns.database(job.data.databaseId, () => runHandler(this.handlers, job)));
   }
 
   /** Attempts exhausted on a retryable error: the server will not come up. */
