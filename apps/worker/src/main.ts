@@ -28,8 +28,8 @@ async function main(): Promise<void> {
   let early: string | null = null;
   const hold = (signal: string) => (early ??= signal);
   for (const signal of STOP_SIGNALS) process.on(signal, hold);
+  // Lines logged before pino is set up are held; JobLogging (made with the providers) flushes them to it.
   const app = await NestFactory.createApplicationContext(WorkerModule.register(config), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
   const stop = stopOnSignals(app, config.SHUTDOWN_TIMEOUT_MS);
   for (const signal of STOP_SIGNALS) process.off(signal, hold);
   if (early) return stop(early);
