@@ -88,7 +88,7 @@ describe(`managed cache (/v1/cache, Redis) on the ${providerUnderTest()} provide
       const pid = databaseServersUnder(s.stack.env.DATA_DIR).get(`redis-${ready.id}`);
       const claimed = /(^|\0)STRATUS_DATABASE_SERVER=[0-9a-f]{8}\/spare-redis-/.test(readFileSync(`/proc/${pid}/environ`, 'latin1'));
       // Not claimed: what the worker logged of its spares and this cache is the failure's message.
-      expect(claimed || spareLog(s.stack.logsDir, `redis-${ready.id}`)).toBe(true);
+      expect(claimed || spareLog(s.stack, `redis-${ready.id}`)).toBe(true);
       const redis = redisAt(ready, created.body.password);
       await redis.connect();
       await redis.set('greeting', 'hello');

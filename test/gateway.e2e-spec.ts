@@ -72,6 +72,9 @@ describe('gateway TCP routes through the edge', () => {
     instance = await waitForInstance(api, created.body.id);
   });
 
+  /** The folders selfSigned made, removed after the suite. */
+  const certificateDirs: string[] = [];
+
   afterAll(async () => {
     await stack?.stop();
     await db?.destroy();
@@ -137,9 +140,6 @@ describe('gateway TCP routes through the edge', () => {
     expect((await cloud.get('/api/cloud/gateway/used-ports')).body.ports).not.toContain(port);
     expect((await stack.http.delete(`/api/cloud/gateway/routes/${port}`)).status).toBe(404);
   });
-
-  /** The folders selfSigned made, removed after the suite. */
-  const certificateDirs: string[] = [];
 
   /** A self-signed certificate for gw.stratus.test: its folder, with cert.pem and key.pem. */
   function selfSigned(bits = 2048): string {

@@ -3,7 +3,6 @@ import { QUEUES, redisConnection } from '@stratus/queue';
 import { childPids, createTenant, HttpClient, instanceLeadersUnder, processAlive, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, In } from 'typeorm';
@@ -124,8 +123,8 @@ describe('graceful shutdown', () => {
       const leaders = instanceLeadersUnder(join(stack.env.DATA_DIR, 'instances'));
       expect(ids.map((id) => leaders.get(id)?.length ?? 0)).toEqual(ids.map(() => 1));
       // Every line a job logs names the job, those of the jobs a worker took up inside its boot too.
-      const activeLines = readFileSync(join(stack.logsDir, 'worker.log'), 'utf8')
-        .split('\n')
+      const activeLines = stack
+        .logLines('worker')
         .filter((line) => line.startsWith('{') && line.includes('"instance active"'))
         .map((line) => JSON.parse(line))
         .filter((line) => ids.includes(line.instance));

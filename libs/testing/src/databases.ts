@@ -191,13 +191,12 @@ export async function spareRedisHeld(stack: TestStack, timeoutMs = 180_000): Pro
     await queue.close();
   }
   const workerPid = stack.process('worker')!.pid!;
-  const logsDir = stack.logsDir;
   const ours = new RegExp(`"spare":"(spare-redis-${workerPid}-[^"]+)"`);
   await waitFor(
     `the worker's (pid ${workerPid}) spare Redis to be ready and unclaimed`,
     () => {
       const held = new Set<string>();
-      for (const line of workerLogLines(logsDir)) {
+      for (const line of stack.logLines()) {
         const spare = ours.exec(line)?.[1];
         if (spare && line.includes('spare database server ready')) held.add(spare);
         else if (spare && line.includes('spare database server claimed')) held.delete(spare);
@@ -212,16 +211,12 @@ export async function spareRedisHeld(stack: TestStack, timeoutMs = 180_000): Pro
  * The lines of the slot's worker log that mention spares or `key`: what
  * tells why a create did not get a spare, for a failure message.
  */
-export function spareLog(logsDir: string, key: string): string {
-  return workerLogLines(logsDir)
+export function spareLog(stack: TestStack, key: string): string {
+  return stack
+    .logLines()
     .filter((line) => /spare/i.test(line) || line.includes(`"${key}"`))
     .slice(-40)
     .join('\n');
-}
-
-function workerLogLines(logsDir: string): string[] {
-  const log = join(logsDir, 'worker.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
 }
 
 /** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */

@@ -2,7 +2,7 @@ import { canBind } from '@stratus/core';
 import { ALL_QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -74,6 +74,12 @@ export class TestStack {
 
   get logsDir(): string {
     return join(this.env.DATA_DIR, 'logs');
+  }
+
+  /** The lines a process of the stack has written so far (every stack of the slot writes to the same logs). */
+  logLines(name: ProcessName = 'worker'): string[] {
+    const log = join(this.logsDir, `${name}.log`);
+    return existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
   }
 
   process(name: ProcessName): ChildProcess | undefined {

@@ -1,8 +1,7 @@
 import { Instance, InstanceLifecycle, ProxyHost } from '@stratus/core';
 import { COMPUTE_DRIVER, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
-import { QUEUES, redisConnection } from '@stratus/queue';
+import { QUEUES } from '@stratus/queue';
 import { DEMO_INSTANCE, FakeComputeDriver, useWorkerOnFake, waitFor, WorkerOnFake } from '@stratus/testing';
-import { Queue } from 'bullmq';
 import { WorkerModule } from '../worker.module';
 import { InstancesProcessor } from './instances.processor';
 import { InstancesReconciler } from './instances.reconciler';
@@ -100,7 +99,7 @@ describe('instances on the fake provider', () => {
     const processor = w.get(InstancesProcessor);
     processor.worker.concurrency = 2;
     const hold = w.control.holdNext('compute.create');
-    const queue = new Queue(QUEUES.instances, { connection: redisConnection(w.config.REDIS_URL), prefix: w.config.QUEUE_PREFIX });
+    const queue = w.queue(QUEUES.instances);
     try {
       const created = await create('raced-delete');
       await hold.reached;
@@ -126,7 +125,6 @@ describe('instances on the fake provider', () => {
     } finally {
       hold.release();
       processor.worker.concurrency = 1;
-      await queue.close();
     }
   });
 
