@@ -47,12 +47,27 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     return [...patroni, ...(postmaster === null ? [] : [postmaster])];
   };
 
-  /** The primary's member index, as get shows it. */
+  /** The primary's member index, once get shows it and that member's own server says it is not in recovery (get shows the last observation). */
   async function primaryIndex(): Promise<number> {
-    const body = await get();
-    const primary = body.members.find((m: any) => m.role === 'primary' && m.health === 'up');
-    expect(primary).toBeDefined();
-    return row.memberAddresses.indexOf(primary.address);
+    return waitFor(
+      'get to show the member that is primary',
+      async () => {
+        const primary = (await get()).members.find((m: any) => m.role === 'primary' && m.health === 'up');
+        if (!primary) return undefined;
+        const direct = new Client({ host: primary.address, port: 5432, user: ready.db_user, password, database: ready.db_name, connectionTimeoutMillis: 3_000 });
+        direct.on('error', () => undefined);
+        try {
+          await direct.connect();
+          const { rows } = await direct.query('SELECT pg_is_in_recovery() AS standby');
+          return rows[0].standby ? undefined : row.memberAddresses.indexOf(primary.address);
+        } catch {
+          return undefined;
+        } finally {
+          await direct.end().catch(() => undefined);
+        }
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
   }
 
   /** Healthy again without help: three members up, one primary, not degraded. */
@@ -128,9 +143,11 @@ describe('high-availability PostgreSQL (ha: true)', () => {
       const pids = memberProcesses(killed);
       // Patroni and its postmaster.
       expect(pids).toHaveLength(2);
-      killedAt = Date.now();
       // Each with its group: the postmaster's is that of the helper Patroni started it from (setsid), its backends in it.
-      for (const group of pids.map((pid) => readStat(pid)!.pgrp)) process.kill(-group, 'SIGKILL');
+      const groups = pids.map((pid) => readStat(pid)!.pgrp);
+      for (const group of groups) process.kill(-group, 'SIGKILL');
+      // Timed from the last signal: a commit sent while the groups were still being read and signalled was the old primary's to answer.
+      killedAt = Date.now();
       if (alsoRemoveData) rmSync(join(memberDir(killed), 'data'), { recursive: true, force: true });
       const before = w.acked.length;
       await waitFor('writes to resume through the same address', () => w.acked.length >= before + 50, { timeoutMs: 120_000 });
@@ -234,6 +251,32 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     // The same primary throughout, and the replica's processes are new ones.
     expect(body.members.find((m: any) => m.role === 'primary').address).toBe(row.memberAddresses[primary]);
     expect(memberProcesses(replica).some((pid) => pids.includes(pid))).toBe(false);
+  });
+
+  it('says degraded while a member runs but does not stream from the primary, and whole again once it does', async () => {
+    const client = await connect();
+    try {
+      // The replica that is not the synchronous standby: commits and Patroni's choice of standby go on as before, and only the new rule sees it.
+      const { rows } = await client.query(`SELECT application_name AS name FROM pg_stat_replication WHERE sync_state = 'async' AND state = 'streaming'`);
+      expect(rows).toHaveLength(1);
+      // Its PostgreSQL and Patroni keep running; its stream is cut and cannot come back.
+      await client.query('ALTER ROLE replicator NOLOGIN');
+      await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_replication WHERE application_name = $1`, [rows[0].name]);
+      const seen = await waitFor(
+        'get to say degraded',
+        async () => {
+          const body = await get();
+          return body.degraded ? body : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      // Every member still runs: what is missing is the stream.
+      expect(seen.members.every((m: any) => m.health === 'up')).toBe(true);
+    } finally {
+      await client.query('ALTER ROLE replicator LOGIN');
+      await client.end();
+    }
+    await healthy();
   });
 
   it('fails over under load when the primary is killed, loses no acknowledged write, and heals with the old primary as a replica', async () => {

@@ -1194,7 +1194,7 @@ export interface components {
       footprint?: components['schemas']['FootprintView'];
       /** @description ha only: each member as last observed (empty until the first observation) */
       members?: components['schemas']['MemberView'][];
-      /** @description ha only: a member is down while the address still serves */
+      /** @description ha only: the address serves, but the database is not whole: a member is down, or (PostgreSQL) a replica does not stream or no synchronous standby is in sync */
       degraded?: boolean;
     };
     CreateCacheDto: {
@@ -1420,7 +1420,7 @@ export interface components {
       footprint?: components['schemas']['FootprintView'];
       /** @description ha only: each member as last observed (empty until the first observation) */
       members?: components['schemas']['MemberView'][];
-      /** @description ha only: a member is down while the address still serves */
+      /** @description ha only: the address serves, but the database is not whole: a member is down, or (PostgreSQL) a replica does not stream or no synchronous standby is in sync */
       degraded?: boolean;
     };
     CreateClusterDto: {

@@ -13,6 +13,58 @@ export async function patroniCluster(address: string): Promise<PatroniCluster> {
   return (await res.json()) as PatroniCluster;
 }
 
+/** One standby as the leader's PostgreSQL sees it (pg_stat_replication; Patroni names each standby's connection after its member). */
+export interface PatroniStandby {
+  application_name: string;
+  state: string;
+  sync_state: string;
+}
+
+/** GET /patroni of the leader: its replication, one entry per connected standby (none listed when none is). */
+export async function patroniReplication(address: string): Promise<PatroniStandby[]> {
+  const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/patroni`, { signal: AbortSignal.timeout(1_000) });
+  if (!res.ok) throw new Error(`patroni answered ${res.status}`);
+  return ((await res.json()) as { replication?: PatroniStandby[] }).replication ?? [];
+}
+
+/**
+ * What Patroni says of an ha PostgreSQL's members, asked of the given
+ * addresses in member order (member-<n> on the n-th; any one's /cluster
+ * answers for all):
+ * - `leader`: who holds the lead, if anyone;
+ * - `syncStandby`: the running member the store names as synchronous
+ *   standby, the only one that may take over;
+ * - `whole`: the leader streams to every other member, and to that
+ *   standby in sync. A standby just restarted runs before it streams, and
+ *   while Patroni hands the synchronous role to another member the store
+ *   names none: a failover then could not go on without loss, and only
+ *   the old primary may take the lead.
+ */
+export async function patroniView(addresses: ReadonlyArray<string | null>): Promise<{
+  listed: PatroniCluster['members'];
+  answered: boolean;
+  leader: string | null;
+  syncStandby: string | null;
+  whole: boolean;
+}> {
+  let answer: PatroniCluster | null = null;
+  for (const address of addresses) {
+    answer = address ? await patroniCluster(address).catch(() => null) : null;
+    if (answer) break;
+  }
+  const listed = answer?.members ?? [];
+  const leader = listed.find((m) => m.role === 'leader')?.name ?? null;
+  const syncStandby = listed.find((m) => m.role === 'sync_standby' && m.state === 'running')?.name ?? null;
+  const leaderAddress = leader === null ? null : addresses[Number(leader.slice('member-'.length))];
+  const replication = syncStandby !== null && leaderAddress ? await patroniReplication(leaderAddress).catch(() => []) : [];
+  const streams = (name: string) => replication.some((r) => r.application_name === name && r.state === 'streaming');
+  const whole =
+    syncStandby !== null &&
+    replication.some((r) => r.application_name === syncStandby && r.sync_state === 'sync') &&
+    addresses.every((_, n) => `member-${n}` === leader || streams(`member-${n}`));
+  return { listed, answered: answer !== null, leader, syncStandby, whole };
+}
+
 /** A member's REST API block: on its own address, changes to the cluster under a password (reads, as the balancer's check, need none). */
 export function patroniRestApi(address: string, password: string): string {
   const at = JSON.stringify(`${address}:${PATRONI_REST_PORT}`);

@@ -84,7 +84,10 @@ function WithHa<T extends Type<ManagedServerView>>(Base: T) {
     @ApiProperty({ type: [MemberView], required: false, description: 'ha only: each member as last observed (empty until the first observation)' })
     members?: MemberView[];
 
-    @ApiProperty({ required: false, description: 'ha only: a member is down while the address still serves' })
+    @ApiProperty({
+      required: false,
+      description: 'ha only: the address serves, but the database is not whole: a member is down, or (PostgreSQL) a replica does not stream or no synchronous standby is in sync',
+    })
     degraded?: boolean;
   }
   return HaView;

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { DatabaseDriver, DatabaseServerSpec, HA_POSTGRES_CHECK, haListenerId, keepHaListener, ObservedDatabaseMember, ObservedDatabaseServer } from '../databases.driver';
 import { DriverError } from '../driver-error';
 import { LoadBalancerDriver } from '../load-balancer.driver';
-import { patroniCluster, PatroniCluster } from '../patroni';
+import { patroniView } from '../patroni';
 import { OpenStackClient } from './openstack-client';
 import { HaMemberSecrets, readyLine, renderDatabaseCloudInit, renderHaMemberCloudInit, unsupported, VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 import { joinMemberGroup, keepMemberGroup, removeMemberGroup, settleMemberPorts } from './openstack-database.member-group';
@@ -188,23 +188,15 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
 
   /**
    * The members as the row shows them, in member order. With a data path,
-   * Patroni's view (any member's /cluster answers for all): which is the
-   * primary, and how far each replica is behind. Without one (the testbed's
+   * Patroni's view (patroniView): which is the primary, how far each
+   * replica is behind, and whether replication is whole. Without one (the testbed's
    * simulation) no Patroni can be asked, and Nova cannot say which member
    * leads: each is reported as a replica whose health is Nova's (ACTIVE:
    * up), rather than one guessed to be the primary.
    */
   private async memberView(addresses: string[], found: Array<NovaServer | null>): Promise<Pick<ObservedDatabaseServer, 'members' | 'degraded'>> {
-    let listed: PatroniCluster['members'] = [];
-    if (this.opts.dataPath) {
-      for (const address of addresses) {
-        const answer = address ? await patroniCluster(address).catch(() => null) : null;
-        if (answer) {
-          listed = answer.members;
-          break;
-        }
-      }
-    }
+    const view = this.opts.dataPath ? await patroniView(addresses) : null;
+    const listed = view?.listed ?? [];
     const members = addresses.map((address, n): ObservedDatabaseMember => {
       const server = found[n];
       const patroni = listed.find((l) => l.name === `member-${n}`);
@@ -212,7 +204,7 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
       const lag = patroni && patroni.role !== 'leader' && typeof patroni.lag === 'number' ? { value: patroni.lag, unit: 'bytes' as const } : null;
       return { address, role: patroni?.role === 'leader' ? 'primary' : 'replica', health: server && isUp(server) && running ? 'up' : 'down', lag };
     });
-    return { members, degraded: members.some((m) => m.health === 'down') };
+    return { members, degraded: members.some((m) => m.health === 'down') || (view !== null && !view.whole) };
   }
 
   /**

@@ -12,7 +12,7 @@ import {
   ObservedDatabaseMember,
   PATRONI_REST_PORT,
 } from '../../databases.driver';
-import { PATRONI_BASEBACKUP, patroniAuthentication, patroniCluster, PatroniCluster, patroniDcs, patroniRestApi } from '../../patroni';
+import { PATRONI_BASEBACKUP, patroniAuthentication, patroniDcs, patroniRestApi, patroniView } from '../../patroni';
 import { DriverError } from '../../driver-error';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
@@ -244,9 +244,8 @@ export class PostgresHa {
       const admin = this.admin(state);
       await admin.configure(spec, { dir: this.memberDir(spec.key, at), data: '', run: join(this.memberDir(spec.key, at), 'run'), log: '' });
       if (!state.servedOnce) {
-        // Patroni's view (every member up, a synchronous standby named) and the primary's own (both replicas streaming, one in sync).
-        const whole = !view.degraded && (await this.syncStreaming(spec, state, at));
-        if (!whole || !(await this.answers(spec, state))) {
+        // Every member up, both replicas streaming from the primary, the synchronous standby in sync.
+        if (view.degraded || !(await this.answers(spec, state))) {
           this.timedOut(spec, state, fresh);
           return { ...base, ready: false };
         }
@@ -315,16 +314,10 @@ export class PostgresHa {
     }
   }
 
-  /** What the members' Patroni say of the cluster (any one of them answers for all), with each member's health. */
+  /** What the members' Patroni say of the cluster (patroniView), with each member's health. */
   private async cluster(key: string): Promise<{ members: ObservedDatabaseMember[]; degraded: boolean; leader: string | null; syncStandby: string | null; answered: boolean }> {
     const addresses = this.memberAddresses(key);
-    let answer: PatroniCluster | null = null;
-    for (const address of addresses) {
-      answer = await patroniCluster(address).catch(() => null);
-      if (answer) break;
-    }
-    const listed = answer?.members ?? [];
-    const leader = listed.find((m) => m.role === 'leader')?.name ?? null;
+    const { listed, answered, leader, syncStandby, whole } = await patroniView(addresses);
     const members = addresses.map((address, n): ObservedDatabaseMember => {
       const m = listed.find((l) => l.name === `member-${n}`);
       const alive = partPid(this.opts, key, `member-${n}`) !== null;
@@ -332,32 +325,7 @@ export class PostgresHa {
       const lag = m && m.role !== 'leader' && typeof m.lag === 'number' ? { value: m.lag, unit: 'bytes' as const } : null;
       return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
     });
-    const syncStandby = listed.find((m) => m.role === 'sync_standby' && m.state === 'running')?.name ?? null;
-    return { members, degraded: members.some((m) => m.health === 'down') || syncStandby === null, leader, syncStandby, answered: answer !== null };
-  }
-
-  /** Both replicas stream from the primary, and one of them is its synchronous standby. */
-  private async syncStreaming(spec: DatabaseServerSpec, state: HaState, primary: number): Promise<boolean> {
-    const client = new Client({
-      host: join(this.memberDir(spec.key, primary), 'run'),
-      port: spec.port,
-      user: 'postgres',
-      password: state.superPassword,
-      database: 'postgres',
-      connectionTimeoutMillis: 5_000,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      const { rows } = await client.query(
-        `SELECT count(*) FILTER (WHERE state = 'streaming')::int AS streaming, count(*) FILTER (WHERE sync_state IN ('sync', 'quorum'))::int AS sync FROM pg_stat_replication`,
-      );
-      return rows[0].streaming >= MEMBERS - 1 && rows[0].sync >= 1;
-    } catch {
-      return false;
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    return { members, degraded: members.some((m) => m.health === 'down') || !whole, leader, syncStandby, answered };
   }
 
   /** The database's address leads to a primary that takes writes (the balancer found it). */
