@@ -1,5 +1,5 @@
 import { DatabaseRequest, ProviderName } from '@stratus/core';
-import { DATABASE_MARKER, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
+import { DATABASE_MARKER, postmasterPid, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
 import { QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -232,6 +232,18 @@ export function killDatabaseServersUnder(dir: string): number {
       if (readStat(Number(pid))?.startTime === startTime) pids.add(Number(pid));
     } catch {
       // no pid file, or the process is gone
+    }
+    // An ha member's postmaster leads no group (Patroni starts it through a helper's session) and rewrites its marker away: found by its data folder.
+    let members: string[] = [];
+    try {
+      members = readdirSync(join(servers, key)).filter((name) => name.startsWith('member-'));
+    } catch {
+      // not a folder, or removed meanwhile
+    }
+    for (const member of members) {
+      const postmaster = postmasterPid(join(servers, key, member, 'data'));
+      const group = postmaster === null ? undefined : readStat(postmaster)?.pgrp;
+      if (group !== undefined) pids.add(group);
     }
   }
   return killGroups(pids);
