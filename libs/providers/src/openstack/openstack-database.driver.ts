@@ -189,10 +189,10 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
   /**
    * The members as the row shows them, in member order. With a data path,
    * Patroni's view (patroniView): which is the primary, how far each
-   * replica is behind, and whether replication is whole. Without one (the testbed's
-   * simulation) no Patroni can be asked, and Nova cannot say which member
-   * leads: each is reported as a replica whose health is Nova's (ACTIVE:
-   * up), rather than one guessed to be the primary.
+   * replica is behind, and whether replication is whole. Without one (the
+   * testbed's simulation) no Patroni can be asked, and Nova cannot say
+   * which member leads: each is reported as a replica whose health is
+   * Nova's (ACTIVE: up), rather than one guessed to be the primary.
    */
   private async memberView(addresses: string[], found: Array<NovaServer | null>): Promise<Pick<ObservedDatabaseServer, 'members' | 'degraded'>> {
     const view = this.opts.dataPath ? await patroniView(addresses) : null;
