@@ -25,10 +25,10 @@
  * Throughput: BENCH_JOBS (2000) jobs a side, from BENCH_PRODUCERS (16)
  * concurrent producers, in alternating slices (raw, ours, ceiling, batched,
  * batched, ceiling, ours, raw), from the first enqueue to the last
- * completion. Pickup
- * latency: BENCH_PACED (200) jobs a side one at a time, from BullMQ's
- * enqueue timestamp to a worker taking the job (its processedOn); for ours
- * also from before the create's transaction to ACTIVE committed.
+ * completion. Pickup latency: BENCH_PACED (200) jobs a side one at a time,
+ * from BullMQ's enqueue timestamp to a worker taking the job (its
+ * processedOn); for ours also from before the create's transaction to
+ * ACTIVE committed.
  *
  * Runs on its own test slot (BENCH_TEST_SLOT, default 2), which it resets
  * first. Prints one JSON object; progress to stderr. See bench/README.md.
