@@ -6,22 +6,27 @@ export interface PatroniCluster {
   members: Array<{ name: string; role: string; state: string; lag?: number | string }>;
 }
 
+/** A member Patroni lists as running its PostgreSQL: `running`, or `streaming` for a replica in later Patronis (an image may bring one). */
+export function patroniMemberRuns(member: { state: string }): boolean {
+  return member.state === 'running' || member.state === 'streaming';
+}
+
 /** GET /cluster of a member's Patroni: every member as the consensus store has it. */
-export async function patroniCluster(address: string): Promise<PatroniCluster> {
+async function patroniCluster(address: string): Promise<PatroniCluster> {
   const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/cluster`, { signal: AbortSignal.timeout(1_000) });
   if (!res.ok) throw new Error(`patroni answered ${res.status}`);
   return (await res.json()) as PatroniCluster;
 }
 
 /** One standby as the leader's PostgreSQL sees it (pg_stat_replication; Patroni names each standby's connection after its member). */
-export interface PatroniStandby {
+interface PatroniStandby {
   application_name: string;
   state: string;
   sync_state: string;
 }
 
 /** GET /patroni of the leader: its replication, one entry per connected standby (none listed when none is). */
-export async function patroniReplication(address: string): Promise<PatroniStandby[]> {
+async function patroniReplication(address: string): Promise<PatroniStandby[]> {
   const res = await fetch(`http://${address}:${PATRONI_REST_PORT}/patroni`, { signal: AbortSignal.timeout(1_000) });
   if (!res.ok) throw new Error(`patroni answered ${res.status}`);
   return ((await res.json()) as { replication?: PatroniStandby[] }).replication ?? [];
@@ -54,7 +59,7 @@ export async function patroniView(addresses: ReadonlyArray<string | null>): Prom
   }
   const listed = answer?.members ?? [];
   const leader = listed.find((m) => m.role === 'leader')?.name ?? null;
-  const syncStandby = listed.find((m) => m.role === 'sync_standby' && m.state === 'running')?.name ?? null;
+  const syncStandby = listed.find((m) => m.role === 'sync_standby' && patroniMemberRuns(m))?.name ?? null;
   const leaderAddress = leader === null ? null : addresses[Number(leader.slice('member-'.length))];
   const replication = syncStandby !== null && leaderAddress ? await patroniReplication(leaderAddress).catch(() => []) : [];
   const streams = (name: string) => replication.some((r) => r.application_name === name && r.state === 'streaming');

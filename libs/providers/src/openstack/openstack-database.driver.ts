@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { DatabaseDriver, DatabaseServerSpec, HA_POSTGRES_CHECK, haListenerId, keepHaListener, ObservedDatabaseMember, ObservedDatabaseServer } from '../databases.driver';
 import { DriverError } from '../driver-error';
 import { LoadBalancerDriver } from '../load-balancer.driver';
-import { patroniView } from '../patroni';
+import { patroniMemberRuns, patroniView } from '../patroni';
 import { OpenStackClient } from './openstack-client';
 import { HaMemberSecrets, readyLine, renderDatabaseCloudInit, renderHaMemberCloudInit, unsupported, VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
 import { joinMemberGroup, keepMemberGroup, removeMemberGroup, settleMemberPorts } from './openstack-database.member-group';
@@ -200,7 +200,7 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
     const members = addresses.map((address, n): ObservedDatabaseMember => {
       const server = found[n];
       const patroni = listed.find((l) => l.name === `member-${n}`);
-      const running = !this.opts.dataPath || (!!patroni && ['running', 'streaming'].includes(patroni.state));
+      const running = !this.opts.dataPath || (!!patroni && patroniMemberRuns(patroni));
       const lag = patroni && patroni.role !== 'leader' && typeof patroni.lag === 'number' ? { value: patroni.lag, unit: 'bytes' as const } : null;
       return { address, role: patroni?.role === 'leader' ? 'primary' : 'replica', health: server && isUp(server) && running ? 'up' : 'down', lag };
     });

@@ -12,7 +12,7 @@ import {
   ObservedDatabaseMember,
   PATRONI_REST_PORT,
 } from '../../databases.driver';
-import { PATRONI_BASEBACKUP, patroniAuthentication, patroniDcs, patroniRestApi, patroniView } from '../../patroni';
+import { PATRONI_BASEBACKUP, patroniAuthentication, patroniDcs, patroniMemberRuns, patroniRestApi, patroniView } from '../../patroni';
 import { DriverError } from '../../driver-error';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
@@ -321,7 +321,7 @@ export class PostgresHa {
     const members = addresses.map((address, n): ObservedDatabaseMember => {
       const m = listed.find((l) => l.name === `member-${n}`);
       const alive = partPid(this.opts, key, `member-${n}`) !== null;
-      const up = alive && !!m && m.state === 'running';
+      const up = alive && !!m && patroniMemberRuns(m);
       const lag = m && m.role !== 'leader' && typeof m.lag === 'number' ? { value: m.lag, unit: 'bytes' as const } : null;
       return { address, role: m?.role === 'leader' ? 'primary' : 'replica', health: up ? 'up' : 'down', lag };
     });
