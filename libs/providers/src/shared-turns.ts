@@ -1,6 +1,9 @@
 import { Client } from 'pg';
 import { DriverError } from './driver-error';
 
+/** The application_name of the sessions that hold and wait for turns (pg_stat_activity). */
+export const TURN_SESSION_NAME = 'stratus turn';
+
 /**
  * Work on a key done by one process at a time, across every process of the
  * control plane (several workers). The Octavia driver needs it, since
@@ -9,9 +12,6 @@ import { DriverError } from './driver-error';
  * good (OpenStackLoadBalancerDriver); so do a database's jobs, whose create
  * and delete may run at once (DatabasesProcessor).
  */
-/** The application_name of the sessions that hold and wait for turns (pg_stat_activity). */
-export const TURN_SESSION_NAME = 'stratus turn';
-
 export interface SharedTurns {
   take<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
