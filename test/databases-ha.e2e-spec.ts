@@ -28,8 +28,9 @@ describe('high-availability PostgreSQL (ha: true)', () => {
   let row: ManagedDatabase;
 
   const get = async () => (await s.api.get(`/v1/databases/${ready.id}`)).body;
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ host: ready.floating_ip, port: 5432, user: ready.db_user, password, database: ready.db_name, connectionTimeoutMillis: 3_000 });
+  /** A client of the database's address, or of one member's own (`host`). */
+  const connect = async (host: string = ready.floating_ip): Promise<Client> => {
+    const client = new Client({ host, port: 5432, user: ready.db_user, password, database: ready.db_name, connectionTimeoutMillis: 3_000 });
     client.on('error', () => undefined);
     await client.connect();
     return client;
@@ -54,14 +55,11 @@ describe('high-availability PostgreSQL (ha: true)', () => {
       async () => {
         const primary = (await get()).members.find((m: any) => m.role === 'primary' && m.health === 'up');
         if (!primary) return undefined;
-        const direct = new Client({ host: primary.address, port: 5432, user: ready.db_user, password, database: ready.db_name, connectionTimeoutMillis: 3_000 });
-        direct.on('error', () => undefined);
+        // A member that refuses or fails the query is looked at again (waitFor retries what throws).
+        const direct = await connect(primary.address);
         try {
-          await direct.connect();
           const { rows } = await direct.query('SELECT pg_is_in_recovery() AS standby');
           return rows[0].standby ? undefined : row.memberAddresses.indexOf(primary.address);
-        } catch {
-          return undefined;
         } finally {
           await direct.end().catch(() => undefined);
         }
@@ -224,8 +222,7 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     password = reset.body.db_password;
     // Replicated: a replica has it too.
     const replica = (await get()).members.find((m: any) => m.role === 'replica');
-    const direct = new Client({ host: replica.address, port: 5432, user: ready.db_user, password, database: ready.db_name });
-    await direct.connect();
+    const direct = await connect(replica.address);
     expect((await direct.query('SELECT pg_is_in_recovery() AS standby')).rows).toEqual([{ standby: true }]);
     await direct.end();
   });
@@ -298,8 +295,7 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     expect(body.members.find((m: any) => m.address === row.memberAddresses[killed]).role).toBe('replica');
     expect(existsSync(join(memberDir(killed), 'data', 'PG_VERSION'))).toBe(true);
     // The rebuilt member holds the rows written before it was lost.
-    const member = new Client({ host: row.memberAddresses[killed], port: 5432, user: ready.db_user, password, database: ready.db_name });
-    await member.connect();
+    const member = await connect(row.memberAddresses[killed]);
     expect((await member.query('SELECT pg_is_in_recovery() AS standby, count(*)::int AS rows FROM ledger')).rows[0]).toMatchObject({ standby: true, rows: expect.any(Number) });
     await member.end();
     process.stdout.write(`[ha] failover with the data folder removed: first acknowledged write ${seconds.toFixed(1)} s after the kill\n`);
