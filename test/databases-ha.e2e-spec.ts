@@ -1,5 +1,5 @@
 import { ManagedDatabase } from '@stratus/core';
-import { DATABASE_MARKER, postmasterPid, readStat } from '@stratus/providers';
+import { DATABASE_MARKER, killTree, postmasterPid } from '@stratus/providers';
 import {
   addressHeld,
   createManaged,
@@ -46,6 +46,19 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     const patroni = markedLeadersUnder(DATABASE_MARKER, s.stack.env.DATA_DIR, join(s.stack.env.DATA_DIR, 'databases') + sep).get(`postgres-${ready.id}.member-${n}`) ?? [];
     const postmaster = postmasterPid(join(memberDir(n), 'data'));
     return [...patroni, ...(postmaster === null ? [] : [postmaster])];
+  };
+
+  /**
+   * SIGKILLs one member as a lost host goes: its Patroni, and its postmaster
+   * with every backend (each in a session of its own: left behind, the
+   * primary's go on committing for the clients they serve). Its pids.
+   */
+  const killMember = (n: number): number[] => {
+    const pids = memberProcesses(n);
+    // Patroni and its postmaster.
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) killTree(pid);
+    return pids;
   };
 
   /** The primary's member index, once get shows it and that member's own server says it is not in recovery (get shows the last observation). */
@@ -138,13 +151,8 @@ describe('high-availability PostgreSQL (ha: true)', () => {
     let killedAt: number;
     try {
       await waitFor('writes before the kill', () => w.acked.length >= 50, { timeoutMs: 60_000 });
-      const pids = memberProcesses(killed);
-      // Patroni and its postmaster.
-      expect(pids).toHaveLength(2);
-      // Each with its group: the postmaster's is that of the helper Patroni started it from (setsid), its backends in it.
-      const groups = pids.map((pid) => readStat(pid)!.pgrp);
-      for (const group of groups) process.kill(-group, 'SIGKILL');
-      // Timed from the last signal: a commit sent while the groups were still being read and signalled was the old primary's to answer.
+      killMember(killed);
+      // Timed from the last signal: a commit sent while the processes were still being found and signalled was the old primary's to answer.
       killedAt = Date.now();
       if (alsoRemoveData) rmSync(join(memberDir(killed), 'data'), { recursive: true, force: true });
       const before = w.acked.length;
@@ -240,9 +248,7 @@ describe('high-availability PostgreSQL (ha: true)', () => {
   it('restarts a replica that died, without a failover', async () => {
     const primary = await primaryIndex();
     const replica = [0, 1, 2].find((n) => n !== primary)!;
-    const pids = memberProcesses(replica);
-    expect(pids).toHaveLength(2);
-    for (const group of pids.map((pid) => readStat(pid)!.pgrp)) process.kill(-group, 'SIGKILL');
+    const pids = killMember(replica);
     await waitFor('get to say degraded', async () => ((await get()).degraded ? true : undefined), { timeoutMs: 60_000, intervalMs: 100 });
     const body = await healthy();
     // The same primary throughout, and the replica's processes are new ones.

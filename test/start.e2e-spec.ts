@@ -2,7 +2,6 @@ import {
   childPids,
   commandLine,
   DEMO_INSTANCE,
-  descendantPids,
   freePort,
   freePortRange,
   HttpClient,
@@ -18,7 +17,7 @@ import {
   waitFor,
   waitForInstance,
 } from '@stratus/testing';
-import { readStat } from '@stratus/providers';
+import { descendantsOf, readStat } from '@stratus/providers';
 import { ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { get } from 'node:http';
@@ -88,7 +87,7 @@ describe('npm start', () => {
   /** start.js: npm execs it in the shell it runs the script with. */
   const supervisor = () => childPids(npm.pid!, 'scripts/start.js')[0];
   const servicePids = (app: string) => childPids(supervisor(), `dist/apps/${app}/src/main.js`);
-  const commandLines = () => new Map(descendantPids(npm.pid!).map((pid) => [pid, commandLine(pid)]));
+  const commandLines = () => new Map(descendantsOf(npm.pid!).map((pid) => [pid, commandLine(pid)]));
   const find = (text: string) => [...commandLines()].filter(([, cmd]) => cmd.includes(text)).map(([pid]) => pid);
   const occurrences = (text: string) => output.split(text).length - 1;
 
@@ -117,7 +116,7 @@ describe('npm start', () => {
 
   afterAll(async () => {
     // A failed run leaves nothing for the next one.
-    if (npm?.pid) for (const pid of [...descendantPids(npm.pid), npm.pid]) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+    if (npm?.pid) for (const pid of [...descendantsOf(npm.pid), npm.pid]) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
     // HAProxy of an edge killed with nothing to replace it runs on under init; ours by its configuration's path.
     if (!overrides) return;
     const edgeDir = join(overrides.DATA_DIR, 'edge');
@@ -243,7 +242,7 @@ describe('npm start', () => {
   it('stops every process it ran once npm is stopped', async () => {
     // Instances are processes of their own (groups led by one) and keep running: the rest goes.
     const instances = new Set([...instanceLeadersUnder(join(overrides.DATA_DIR, 'instances')).values()].flat());
-    const tree = descendantPids(npm.pid!).filter((pid) => !instances.has(readStat(pid)?.pgrp ?? 0));
+    const tree = descendantsOf(npm.pid!).filter((pid) => !instances.has(readStat(pid)?.pgrp ?? 0));
     expect(tree.length).toBeGreaterThanOrEqual(6);
     npm.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -19,7 +19,7 @@ export { localDatabaseDirs, postgresAdminPasswordFile } from './local/databases/
 export { buildTemplate } from './local/databases/postgres.engine';
 export { postmasterPid } from './local/databases/postgres-ha';
 export { choosePostgresDistribution, findPostgresDistributions } from './local/databases/postgres-distributions';
-export { isAlive, readStat, scanMarkedLeaders } from './local/process-table';
+export { childrenOf, descendantsOf, isAlive, killTree, readStat, scanMarkedLeaders } from './local/process-table';
 export { CgroupLimiter, installationCgroups } from './local/cgroups';
 export { findGroup, findUser, HostAccounts } from './local/host-accounts';
 export { existingInstallationId, hostNames, installationId } from './local/installation';

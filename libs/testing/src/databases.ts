@@ -1,5 +1,5 @@
 import { DatabaseRequest, ProviderName } from '@stratus/core';
-import { DATABASE_MARKER, postmasterPid, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
+import { DATABASE_MARKER, killTree, postmasterPid, readStat, VERIFIER_METADATA_KEY } from '@stratus/providers';
 import { QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -219,11 +219,12 @@ export function spareLog(stack: TestStack, key: string): string {
     .join('\n');
 }
 
-/** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there). */
+/** Ends every database server a test run left under `dir` (only ours: matched by folder, or by its pid file there); how many it ended. */
 export function killDatabaseServersUnder(dir: string): number {
   const servers = join(dir, 'databases');
   // Every marked leader, not one per server: an ha database runs several (etcd, each member's Patroni and postmaster).
   const pids = new Set([...markedLeadersUnder(DATABASE_MARKER, dir, servers + sep).values()].flat());
+  const postmasters: number[] = [];
   for (const key of existsSync(servers) ? readdirSync(servers) : []) {
     try {
       const [pid, startTime] = readFileSync(join(servers, key, 'pid'), 'utf8')
@@ -242,11 +243,13 @@ export function killDatabaseServersUnder(dir: string): number {
     }
     for (const member of members) {
       const postmaster = postmasterPid(join(servers, key, member, 'data'));
-      const group = postmaster === null ? undefined : readStat(postmaster)?.pgrp;
-      if (group !== undefined) pids.add(group);
+      if (postmaster !== null) postmasters.push(postmaster);
     }
   }
-  return killGroups(pids);
+  // What each started, then the groups: a postmaster's backends are each in a session of their own.
+  const ended = [...pids, ...postmasters].filter((pid) => killTree(pid)).length;
+  killGroups(pids);
+  return ended;
 }
 
 /** Resolves with the socket error code of a TCP connect to host:port ('ECONNREFUSED' once a server is gone), or 'connected'. */

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  childrenOf,
   existingInstallationId,
   findUser,
   HostAccounts,
@@ -126,10 +127,7 @@ export function cpuTimeUs(pids: number[]): { user: number; system: number } {
 
 /** The pids of the processes whose parent is `pid` and whose command line contains `command`. */
 export function childPids(pid: number, command = ''): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && readStat(Number(name))?.ppid === pid)
-    .map(Number)
-    .filter((child) => commandLine(child).includes(command));
+  return childrenOf(pid).filter((child) => commandLine(child).includes(command));
 }
 
 /** A process's command line, arguments joined by spaces; '' once it is gone. */
@@ -139,12 +137,6 @@ export function commandLine(pid: number): string {
   } catch {
     return '';
   }
-}
-
-/** Every process below `pid` (children, theirs, ...), whatever their process group. */
-export function descendantPids(pid: number): number[] {
-  const children = childPids(pid);
-  return [...children, ...children.flatMap(descendantPids)];
 }
 
 export function processAlive(pid: number): boolean {

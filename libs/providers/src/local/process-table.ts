@@ -113,6 +113,56 @@ export function scanMarkedLeaders(marker: string, installation: string): Map<str
   return found;
 }
 
+/** The live processes whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  return descendantsOf(pid, 1);
+}
+
+/**
+ * Every live process below `pid` (children, theirs, ... down to `depth`
+ * generations), whatever their group or session: one read of the process
+ * table.
+ */
+export function descendantsOf(pid: number, depth = Infinity): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readStat(Number(name));
+    if (isAlive(stat)) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat.pid]);
+  }
+  const found: number[] = [];
+  let generation = [pid];
+  for (let level = 0; level < depth && generation.length; level++) {
+    generation = generation.flatMap((parent) => children.get(parent) ?? []);
+    found.push(...generation);
+  }
+  return found;
+}
+
+/**
+ * SIGKILLs a process and every process below it, whatever their group or
+ * session; false when it was gone. A group kill can miss some: PostgreSQL
+ * puts each child of its postmaster in a session of its own, and a backend
+ * left behind goes on serving its client, commits included, until it next
+ * waits and notices its postmaster gone (after a long query, much later).
+ * The process is stopped first, so that it starts no other meanwhile.
+ */
+export function killTree(pid: number): boolean {
+  try {
+    process.kill(pid, 'SIGSTOP');
+  } catch {
+    return false; // gone
+  }
+  for (const target of [...descendantsOf(pid), pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  return true;
+}
+
 /** Every live process running as `uid` (a deleted instance's user must have none left before it goes). */
 export function processesOf(uid: number): number[] {
   return readdirSync('/proc')

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { HostAccounts, RunAs } from '../host-accounts';
-import { isAlive, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, killTree, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { SystemPackages } from '../system-packages';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HaPeers, SpareEvents } from '../local-hooks';
@@ -412,7 +412,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     } catch (err) {
       this.spareEvents.error(spec.engine, err as Error);
       this.claimedAs.delete(spare.key);
-      signalGroup(spare.pid, 'SIGKILL');
+      killServer(spare.pid);
       for (const dir of [this.paths(spare.key).dir, paths.dir]) rmSync(dir, { recursive: true, force: true });
       return null;
     } finally {
@@ -475,7 +475,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       const stat = readStat(Number(owner));
       if (isAlive(stat) && stat.startTime === startTime) continue;
       const pid = this.runningPid(name);
-      if (pid !== null) signalGroup(pid, 'SIGKILL');
+      if (pid !== null) killServer(pid);
       rmSync(this.paths(name).dir, { recursive: true, force: true });
     }
   }
@@ -535,7 +535,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     throw new DriverError('invalid', `${what} server did not accept connections within ${this.opts.startTimeoutMs} ms; last output: ${this.tail(paths)}`);
   }
 
-  /** Stops the whole process group: the server and everything it forked. */
+  /** Stops the server with its engine's signal, then kills what is left of it and of everything it started. */
   private async stop(key: string): Promise<void> {
     const pid = this.runningPid(key);
     if (pid === null) return;
@@ -543,7 +543,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     signalGroup(pid, engine?.stopSignal ?? 'SIGTERM');
     const deadline = Date.now() + STOP_GRACE_MS;
     while (isAlive(readStat(pid)) && Date.now() < deadline) await sleep(POLL_MS * 2);
-    signalGroup(pid, 'SIGKILL');
+    killServer(pid);
   }
 
   /** The server's pid when it runs: from the pid file, else from the process table. */
@@ -582,6 +582,16 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       return '(no output)';
     }
   }
+}
+
+/**
+ * SIGKILLs a server: what it started outside its group (a postmaster's
+ * backends are each in a session of their own), then the group, which
+ * outlives its leader while a child of the leader runs.
+ */
+function killServer(pid: number): void {
+  killTree(pid);
+  signalGroup(pid, 'SIGKILL');
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -18,7 +18,7 @@ import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { HaPeers } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
-import { isAlive, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, killTree, processUid, readStat, scanMarkedLeaders } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { HA_STATE, ownedDir, partPid, partsTail, readHaState, spawnPart, writeHaState } from './ha-parts';
 import { findExecutable } from './host-binaries';
@@ -302,8 +302,11 @@ export class PostgresHa {
     }
     if (n === null) return;
     const postmaster = postmasterPid(join(this.memberDir(key, n), 'data'));
-    // Its group is that of the short-lived helper Patroni started it from (setsid): its backends go with it.
-    if (postmaster !== null && [process.getuid?.(), uid].includes(processUid(postmaster) ?? -1)) signalGroup(readStat(postmaster)?.pgrp ?? postmaster, 'SIGKILL');
+    if (postmaster === null || ![process.getuid?.(), uid].includes(processUid(postmaster) ?? -1)) return;
+    // Its group is that of the short-lived helper Patroni started it from (setsid); its backends are each in a session of their own.
+    const group = readStat(postmaster)?.pgrp;
+    killTree(postmaster);
+    if (group !== undefined) signalGroup(group, 'SIGKILL');
   }
 
   private timedOut(spec: DatabaseServerSpec, state: HaState, fresh: boolean): void {

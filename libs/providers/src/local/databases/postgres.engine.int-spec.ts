@@ -9,6 +9,7 @@ import { HostAccounts, RunAs } from '../host-accounts';
 import { installationId } from '../installation';
 import { postgresAdmin } from './local-databases';
 import { ServerPaths } from './local-engine';
+import { isAlive, killTree, readStat } from '../process-table';
 import { PG_HBA, PostgresEngine } from './postgres.engine';
 import { choosePostgresDistribution } from './postgres-distributions';
 
@@ -127,6 +128,47 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
     } finally {
       server.kill('SIGINT');
       await new Promise((r) => server.once('exit', r));
+    }
+  });
+  it('killTree ends a server and its busy backend with it: PostgreSQL puts each backend in a session of its own', async () => {
+    const admin = postgresAdmin(root);
+    const engine = new PostgresEngine(join(root, 'templates'), admin);
+    const p = paths();
+    mkdirSync(p.run, { mode: 0o700 });
+    chownSync(p.run, runAs.uid, runAs.gid);
+    await engine.layOut({ ...spec, address: `${NET}.3` }, p, runAs);
+    await engine.beforeStart(p, runAs);
+    const { distribution } = JSON.parse(readFileSync(join(p.dir, 'postgres.json'), 'utf8'));
+    // A group of its own, as the driver starts it.
+    const server = spawn(join(distribution.bin, 'postgres'), ['-D', p.data], { uid: runAs.uid, gid: runAs.gid, cwd: p.data, stdio: 'ignore', detached: true });
+    const client = () => new Client({ host: p.run, port: 5432, user: 'postgres', password: admin.password, database: 'postgres', connectionTimeoutMillis: 5_000 });
+    let backend = 0;
+    try {
+      const busy = await waitFor(
+        'the server to let the admin in',
+        async () => {
+          const c = client();
+          c.on('error', () => undefined);
+          await c.connect();
+          return c;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      backend = (await busy.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      expect(readStat(backend)!.pgrp).not.toBe(server.pid);
+      // A query that runs for hours and never waits: the backend would not notice its postmaster gone until it ends.
+      const answered = busy.query('SELECT count(*) FROM generate_series(1, 1e12::bigint)').then(
+        () => 'answered',
+        (err: Error) => err.message,
+      );
+      await waitFor('the query to run', () => readStat(backend)?.state === 'R' || undefined, { timeoutMs: 30_000, intervalMs: 20 });
+
+      expect(killTree(server.pid!)).toBe(true);
+      await waitFor('the busy backend to be gone', () => !isAlive(readStat(backend)), { timeoutMs: 30_000, intervalMs: 100 });
+      expect(await answered).not.toBe('answered');
+      expect(isAlive(readStat(server.pid!))).toBe(false);
+    } finally {
+      for (const pid of [backend, server.pid!]) if (pid && isAlive(readStat(pid))) process.kill(pid, 'SIGKILL');
     }
   });
 });
