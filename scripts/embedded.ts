@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { AppConfig, loadConfig } from '@stratus/core';
-import { canConnect, findPostgresDistributions, HostAccounts, installationId, isAlive, readStat } from '@stratus/providers';
+import { canConnect, findPostgresDistributions, HostAccounts, installationId, isAlive, killTree, readStat } from '@stratus/providers';
 import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -293,7 +293,8 @@ async function stopLeftover(pid: number | null, data: string, signal: NodeJS.Sig
   if (!cmd.includes(data)) return;
   process.kill(pid, signal);
   for (let waited = 0; isAlive(readStat(pid)) && waited < 30_000; waited += 100) await sleep(100);
-  if (isAlive(readStat(pid))) process.kill(pid, 'SIGKILL');
+  // With its backends, each in a session of its own.
+  if (isAlive(readStat(pid))) killTree(pid);
 }
 
 if (require.main === module) {
