@@ -49,6 +49,17 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   /** Whole copies (a copy is made as `.tmp-…` and renamed when complete). */
   const copies = () => (existsSync(join(root, 'templates', 'copies')) ? readdirSync(join(root, 'templates', 'copies')).filter((name) => !name.startsWith('.')) : []);
 
+  /** A server laid out at `address` as the driver lays one out, its socket folder made: its engine, admin, paths and the programs' folder. */
+  async function laidOut(address: string): Promise<{ admin: ReturnType<typeof postgresAdmin>; engine: PostgresEngine; p: ServerPaths; bin: string }> {
+    const admin = postgresAdmin(root);
+    const engine = new PostgresEngine(join(root, 'templates'), admin);
+    const p = paths();
+    mkdirSync(p.run, { mode: 0o700 });
+    chownSync(p.run, runAs.uid, runAs.gid);
+    await engine.layOut({ ...spec, address }, p, runAs);
+    return { admin, engine, p, bin: JSON.parse(readFileSync(join(p.dir, 'postgres.json'), 'utf8')).distribution.bin };
+  }
+
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'stratus-pg-copies-'));
     chmodSync(root, 0o755);
@@ -93,24 +104,18 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
   });
 
   it('a server an earlier release laid out (socket trusted, no admin password) gets the password and loses trust before its next start', async () => {
-    const admin = postgresAdmin(root);
-    const engine = new PostgresEngine(join(root, 'templates'), admin);
-    const p = paths();
-    mkdirSync(p.run, { mode: 0o700 });
-    chownSync(p.run, runAs.uid, runAs.gid);
-    await engine.layOut({ ...spec, address: `${NET}.2` }, p, runAs);
+    const { admin, engine, p, bin } = await laidOut(`${NET}.2`);
     // As an earlier release left it.
     writeFileSync(join(p.data, 'pg_hba.conf'), 'local all all trust\nhost all all 0.0.0.0/0 scram-sha-256\n');
     chownSync(join(p.data, 'pg_hba.conf'), runAs.uid, runAs.gid);
-    const { distribution } = JSON.parse(readFileSync(join(p.dir, 'postgres.json'), 'utf8'));
     const asDatabaseUser = { uid: runAs.uid, gid: runAs.gid, cwd: p.data };
-    const single = spawnSync(join(distribution.bin, 'postgres'), ['--single', '-D', p.data, 'postgres'], { ...asDatabaseUser, input: 'ALTER ROLE postgres PASSWORD NULL;\n' });
+    const single = spawnSync(join(bin, 'postgres'), ['--single', '-D', p.data, 'postgres'], { ...asDatabaseUser, input: 'ALTER ROLE postgres PASSWORD NULL;\n' });
     expect(single.status).toBe(0);
 
     await engine.beforeStart(p, runAs);
     expect(readFileSync(join(p.data, 'pg_hba.conf'), 'utf8')).toBe(PG_HBA);
 
-    const server = spawn(join(distribution.bin, 'postgres'), ['-D', p.data], { ...asDatabaseUser, stdio: 'ignore' });
+    const server = spawn(join(bin, 'postgres'), ['-D', p.data], { ...asDatabaseUser, stdio: 'ignore' });
     try {
       const login = async (password?: string) => {
         const client = new Client({ host: p.run, port: 5432, user: 'postgres', password, database: 'postgres', connectionTimeoutMillis: 5_000 });
@@ -130,17 +135,12 @@ const hasPostgres16 = typeof choosePostgresDistribution('16', []) !== 'string';
       await new Promise((r) => server.once('exit', r));
     }
   });
+
   it('killTree ends a server and its busy backend with it: PostgreSQL puts each backend in a session of its own', async () => {
-    const admin = postgresAdmin(root);
-    const engine = new PostgresEngine(join(root, 'templates'), admin);
-    const p = paths();
-    mkdirSync(p.run, { mode: 0o700 });
-    chownSync(p.run, runAs.uid, runAs.gid);
-    await engine.layOut({ ...spec, address: `${NET}.3` }, p, runAs);
+    const { admin, engine, p, bin } = await laidOut(`${NET}.3`);
     await engine.beforeStart(p, runAs);
-    const { distribution } = JSON.parse(readFileSync(join(p.dir, 'postgres.json'), 'utf8'));
     // A group of its own, as the driver starts it.
-    const server = spawn(join(distribution.bin, 'postgres'), ['-D', p.data], { uid: runAs.uid, gid: runAs.gid, cwd: p.data, stdio: 'ignore', detached: true });
+    const server = spawn(join(bin, 'postgres'), ['-D', p.data], { uid: runAs.uid, gid: runAs.gid, cwd: p.data, stdio: 'ignore', detached: true });
     const client = () => new Client({ host: p.run, port: 5432, user: 'postgres', password: admin.password, database: 'postgres', connectionTimeoutMillis: 5_000 });
     let backend = 0;
     try {
