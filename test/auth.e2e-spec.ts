@@ -134,6 +134,15 @@ describe('authentication', () => {
       await expectUnauthorized(token, /invalid/);
     });
 
+    it('401 for an unsigned token naming a key the JWKS does not have, and the api answers on', async () => {
+      // No key found and no signature: the verifier was handed no key and threw outside any request, ending the process.
+      const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: 'no-such-key' })).toString('base64url');
+      const body = Buffer.from(JSON.stringify({ project_id: tenant.projectId, sub: 'u', iss: 'stratus-local', aud: 'stratus', exp: 9_999_999_999 })).toString('base64url');
+      await expectUnauthorized(`${header}.${body}.`, /invalid token: no key of the JWKS has its kid/);
+      await expectUnauthorized(`${header}.${body}.c2lnbmF0dXJl`, /invalid token: no key of the JWKS has its kid/);
+      expect((await whoami(tenant.token)).status).toBe(200);
+    });
+
     it('401 for a token whose signature was tampered with', async () => {
       const [h, p] = tenant.token.split('.');
       const payload = JSON.parse(Buffer.from(p, 'base64url').toString());

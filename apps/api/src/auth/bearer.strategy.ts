@@ -2,7 +2,7 @@ import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/c
 import { PassportStrategy } from '@nestjs/passport';
 import { AppConfig, EmbeddedTokenSigner, Principal } from '@stratus/core';
 import { passportJwtSecret } from 'jwks-rsa';
-import { ExtractJwt, Strategy } from 'passport-jwt';
+import { ExtractJwt, SecretOrKeyProvider, Strategy } from 'passport-jwt';
 
 export const BEARER_STRATEGY = 'bearer-jwt';
 
@@ -22,14 +22,17 @@ export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) 
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
       ignoreExpiration: false,
-      secretOrKeyProvider: passportJwtSecret({
-        jwksUri: config.AUTH_JWKS_URL ?? `${config.publicUrl}/.well-known/jwks.json`,
-        cache: true,
-        cacheMaxAge: 10 * 60_000,
-        rateLimit: true,
-        jwksRequestsPerMinute: 10,
-        ...(embedded ? { getKeysInterceptor: () => embedded.jwks().keys as never } : {}),
-      }),
+      secretOrKeyProvider: failWithoutKey(
+        passportJwtSecret({
+          jwksUri: config.AUTH_JWKS_URL ?? `${config.publicUrl}/.well-known/jwks.json`,
+          cache: true,
+          cacheMaxAge: 10 * 60_000,
+          rateLimit: true,
+          jwksRequestsPerMinute: 10,
+          ...(embedded ? { getKeysInterceptor: () => embedded.jwks().keys as never } : {}),
+        }),
+        config.AUTH_ALGORITHMS,
+      ),
     });
   }
 
@@ -41,5 +44,31 @@ export class BearerStrategy extends PassportStrategy(Strategy, BEARER_STRATEGY) 
       throw new ForbiddenException(`token has no ${this.config.AUTH_PROJECT_CLAIM} claim: it grants no project`);
     }
     return { projectId, userId: typeof payload.sub === 'string' ? payload.sub : 'unknown' };
+  }
+}
+
+/**
+ * jwks-rsa answers a token whose kid no key of the JWKS has with neither an
+ * error nor a key, and passport-jwt then verifies it with no key: for an
+ * unsigned token of a pinned algorithm, jsonwebtoken throws inside
+ * jwks-rsa's promise, and the rejection nobody handles ended the process.
+ * So a token of a pinned algorithm that gets no key fails here; any other
+ * goes on to the verifier, which names what is wrong with it.
+ */
+function failWithoutKey(provider: SecretOrKeyProvider, algorithms: string[]): SecretOrKeyProvider {
+  return (request, rawJwt, done) =>
+    provider(request, rawJwt, (err, key) => {
+      if (!err && !key && algorithms.includes(headerAlg(rawJwt) ?? '')) return done(new Error('no key of the JWKS has its kid'));
+      done(err, key);
+    });
+}
+
+/** The `alg` of a token's header, if it has one that reads. */
+function headerAlg(rawJwt: unknown): string | undefined {
+  try {
+    const alg = JSON.parse(Buffer.from(String(rawJwt).split('.')[0], 'base64url').toString('utf8'))?.alg;
+    return typeof alg === 'string' ? alg : undefined;
+  } catch {
+    return undefined;
   }
 }
