@@ -3,7 +3,7 @@ import { DATABASE_MARKER, killTree, postmasterPid, readStat, VERIFIER_METADATA_K
 import { QUEUES, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { killGroups, markedLeadersUnder } from './processes';
+import { markedLeadersUnder } from './processes';
 import { connect } from 'node:net';
 import { dirname, join, sep } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -246,10 +246,8 @@ export function killDatabaseServersUnder(dir: string): number {
       if (postmaster !== null) postmasters.push(postmaster);
     }
   }
-  // What each started, then the groups: a postmaster's backends are each in a session of their own.
-  const ended = [...pids, ...postmasters].filter((pid) => killTree(pid)).length;
-  killGroups(pids);
-  return ended;
+  // With what each started: a postmaster's backends are each in a session of their own.
+  return [...pids].filter((pid) => killTree(pid, pid)).length + postmasters.filter((pid) => killTree(pid)).length;
 }
 
 /** Resolves with the socket error code of a TCP connect to host:port ('ECONNREFUSED' once a server is gone), or 'connected'. */

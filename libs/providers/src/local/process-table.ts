@@ -139,28 +139,45 @@ export function descendantsOf(pid: number, depth = Infinity): number[] {
   return found;
 }
 
+/** `signal` to the process group `pid` leads, or to `pid` alone when it leads none. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+      return;
+    } catch {
+      // not a group leader, or gone
+    }
+  }
+}
+
 /**
  * SIGKILLs a process and every process below it, whatever their group or
- * session; false when it was gone. A group kill can miss some: PostgreSQL
- * puts each child of its postmaster in a session of its own, and a backend
- * left behind goes on serving its client, commits included, until it next
- * waits and notices its postmaster gone (after a long query, much later).
- * The process is stopped first, so that it starts no other meanwhile.
+ * session, then `group` when given (a group outlives its leader while a
+ * member runs); false when the process was gone. A group kill alone can
+ * miss some: PostgreSQL puts each child of its postmaster in a session of
+ * its own, and a backend left behind goes on serving its client, commits
+ * included, until it next waits and notices its postmaster gone (after a
+ * long query, much later). The process is stopped first, so that it starts
+ * no other meanwhile. `group` only when the caller owns it: a process
+ * started without a session of its own shares its starter's.
  */
-export function killTree(pid: number): boolean {
+export function killTree(pid: number, group?: number): boolean {
+  let alive = true;
   try {
     process.kill(pid, 'SIGSTOP');
   } catch {
-    return false; // gone
+    alive = false; // gone
   }
-  for (const target of [...descendantsOf(pid), pid]) {
+  for (const target of alive ? [...descendantsOf(pid), pid] : []) {
     try {
       process.kill(target, 'SIGKILL');
     } catch {
       // gone already
     }
   }
-  return true;
+  if (group !== undefined) signalGroup(group, 'SIGKILL');
+  return alive;
 }
 
 /** Every live process running as `uid` (a deleted instance's user must have none left before it goes). */

@@ -9,7 +9,7 @@ import { DriverError } from '../../driver-error';
 import { HealthCheckSpec, LoadBalancerDriver } from '../../load-balancer.driver';
 import { chownTree } from '../file-ownership';
 import { HostAccounts, RunAs } from '../host-accounts';
-import { isAlive, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, processUid, readStat, scanMarkedLeaders, signalGroup } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { HA_STATE, ownedDir, partPid, partsTail, readHaState, spawnPart, writeHaState } from './ha-parts';
 import { findExecutable } from './host-binaries';
@@ -583,15 +583,4 @@ async function stopGroup(pid: number): Promise<void> {
   signalGroup(pid, 'SIGKILL');
   const deadline = Date.now() + 5_000;
   while (isAlive(readStat(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, signal);
-      return;
-    } catch {
-      // not a group leader, or gone
-    }
-  }
 }

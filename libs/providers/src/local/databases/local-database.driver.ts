@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseDriver, DatabaseServerSpec, ObservedDatabaseServer } from '../../databases.driver';
 import { DriverError } from '../../driver-error';
 import { HostAccounts, RunAs } from '../host-accounts';
-import { isAlive, killTree, markerValue, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, killTree, markerValue, processUid, readStat, scanMarkedLeaders, signalGroup } from '../process-table';
 import { SystemPackages } from '../system-packages';
 import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HaPeers, SpareEvents } from '../local-hooks';
@@ -412,7 +412,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     } catch (err) {
       this.spareEvents.error(spec.engine, err as Error);
       this.claimedAs.delete(spare.key);
-      killServer(spare.pid);
+      killTree(spare.pid, spare.pid);
       for (const dir of [this.paths(spare.key).dir, paths.dir]) rmSync(dir, { recursive: true, force: true });
       return null;
     } finally {
@@ -475,7 +475,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       const stat = readStat(Number(owner));
       if (isAlive(stat) && stat.startTime === startTime) continue;
       const pid = this.runningPid(name);
-      if (pid !== null) killServer(pid);
+      if (pid !== null) killTree(pid, pid);
       rmSync(this.paths(name).dir, { recursive: true, force: true });
     }
   }
@@ -543,7 +543,7 @@ export class LocalDatabaseDriver implements DatabaseDriver {
     signalGroup(pid, engine?.stopSignal ?? 'SIGTERM');
     const deadline = Date.now() + STOP_GRACE_MS;
     while (isAlive(readStat(pid)) && Date.now() < deadline) await sleep(POLL_MS * 2);
-    killServer(pid);
+    killTree(pid, pid);
   }
 
   /** The server's pid when it runs: from the pid file, else from the process table. */
@@ -580,27 +580,6 @@ export class LocalDatabaseDriver implements DatabaseDriver {
       return JSON.stringify(readFileSync(paths.log, 'utf8').trim().slice(-chars));
     } catch {
       return '(no output)';
-    }
-  }
-}
-
-/**
- * SIGKILLs a server: what it started outside its group (a postmaster's
- * backends are each in a session of their own), then the group, which
- * outlives its leader while a child of the leader runs.
- */
-function killServer(pid: number): void {
-  killTree(pid);
-  signalGroup(pid, 'SIGKILL');
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, signal);
-      return;
-    } catch {
-      // not a group leader, or gone
     }
   }
 }

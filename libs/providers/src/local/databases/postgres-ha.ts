@@ -18,7 +18,7 @@ import { LoadBalancerDriver } from '../../load-balancer.driver';
 import { HostAccounts, RunAs } from '../host-accounts';
 import { HaPeers } from '../local-hooks';
 import { ServerPeer } from '../packet-filter';
-import { isAlive, killTree, processUid, readStat, scanMarkedLeaders } from '../process-table';
+import { isAlive, killTree, processUid, readStat, scanMarkedLeaders, signalGroup } from '../process-table';
 import { PackageNeed } from '../system-packages';
 import { HA_STATE, ownedDir, partPid, partsTail, readHaState, spawnPart, writeHaState } from './ha-parts';
 import { findExecutable } from './host-binaries';
@@ -304,9 +304,7 @@ export class PostgresHa {
     const postmaster = postmasterPid(join(this.memberDir(key, n), 'data'));
     if (postmaster === null || ![process.getuid?.(), uid].includes(processUid(postmaster) ?? -1)) return;
     // Its group is that of the short-lived helper Patroni started it from (setsid); its backends are each in a session of their own.
-    const group = readStat(postmaster)?.pgrp;
-    killTree(postmaster);
-    if (group !== undefined) signalGroup(group, 'SIGKILL');
+    killTree(postmaster, readStat(postmaster)?.pgrp);
   }
 
   private timedOut(spec: DatabaseServerSpec, state: HaState, fresh: boolean): void {
@@ -527,15 +525,4 @@ tags:
   clonefrom: false
   nosync: false
 `;
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, signal);
-      return;
-    } catch {
-      // not a group leader, or gone
-    }
-  }
 }
