@@ -1,6 +1,7 @@
 import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { AppConfig, EmbeddedTokenSigner, Principal } from '@stratus/core';
+import { decode } from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, SecretOrKeyProvider, Strategy } from 'passport-jwt';
 
@@ -63,12 +64,11 @@ function failWithoutKey(provider: SecretOrKeyProvider, algorithms: string[]): Se
     });
 }
 
-/** The `alg` of a token's header, if it has one that reads. */
+/** The `alg` of a token's header, read as the verifier reads it; none when it does not read. */
 function headerAlg(rawJwt: unknown): string | undefined {
   try {
-    const alg = JSON.parse(Buffer.from(String(rawJwt).split('.')[0], 'base64url').toString('utf8'))?.alg;
-    return typeof alg === 'string' ? alg : undefined;
+    return decode(String(rawJwt), { complete: true })?.header.alg;
   } catch {
-    return undefined;
+    return undefined; // jws throws on a payload that is not JSON under a `typ: JWT` header
   }
 }
