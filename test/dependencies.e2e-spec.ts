@@ -1,29 +1,35 @@
 import { Instance } from '@stratus/core';
+import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
 import {
   accepts,
+  createManaged,
   createTenant,
   HttpClient,
-  killInstancesUnder,
+  instanceLeadersUnder,
   OwnPostgres,
   OwnRedis,
   Reply,
-  removeInstallationAccounts,
-  removePacketFilterOf,
   resetTestInstallation,
   secondInstallationPool,
-  TestStack,
+  tearDownInstallationAt,
   testConfig,
   testDataSource,
   testEnv,
+  TestStack,
   waitFor,
+  waitForDatabase,
   waitForInstance,
 } from '@stratus/testing';
+import { Queue } from 'bullmq';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 
 /** What a caller may wait for an answer when a dependency is down. */
 const FAIL_FAST_MS = 2_000;
+/** Creates accepted just before PostgreSQL crashes. */
+const IN_FLIGHT = 20;
 const INSTANCE = { image_id: 'plain', flavor_id: 'm1.nano', network_id: 'private', keypair_name: 'default' };
 
 /**
@@ -61,11 +67,7 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
   afterAll(async () => {
     await stack?.stop();
     await db?.destroy();
-    if (overrides) {
-      await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
-      await removePacketFilterOf(overrides.DATA_DIR);
-      await removeInstallationAccounts(overrides.DATA_DIR);
-    }
+    if (overrides) await tearDownInstallationAt(overrides.DATA_DIR);
     await redis?.stop();
     await pg?.destroy();
   });
@@ -159,6 +161,44 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     await waitFor('/ready to answer 200', async () => (await stack.http.get('/ready')).status === 200, { timeoutMs: 30_000 });
     expectSameProcesses(pids);
   }, 180_000);
+
+  it('PostgreSQL crashes with creates in flight: each instance ends ACTIVE, built once, and the database ready', async () => {
+    const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
+    const replies = await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => api.post('/v1/instances', { name: `in-flight-${i}`, ...INSTANCE })));
+    for (const reply of replies) expect(reply.status).toBe(202);
+    const ids: string[] = replies.map((reply) => reply.body.id);
+    const database = (await createManaged(api, 'databases', { name: 'in-flight-db' })).body;
+
+    await pg.crash();
+    // The crash must catch builds in flight, or it proves nothing.
+    const queue = new Queue(QUEUES.instances, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
+    try {
+      const jobs = await Promise.all(ids.map((id) => queue.getJob(resourceJobId('instance.create', id, 1))));
+      const states = await Promise.all(jobs.map(async (job) => (job ? job.getState() : 'missing')));
+      expect(states.filter((state) => state !== 'completed').length).toBeGreaterThan(0);
+    } finally {
+      await queue.close();
+    }
+    await waitFor('/ready to name PostgreSQL', async () => /postgres/i.test((await stack.http.get('/ready')).body?.error?.message ?? ''), { timeoutMs: 30_000 });
+    const outageStart = Date.now();
+    await waitFor('five seconds of outage', () => Date.now() - outageStart >= 5_000, { timeoutMs: 10_000, intervalMs: 250 });
+    await pg.start();
+
+    for (const id of ids) expect((await waitForInstance(api, id, ['ACTIVE', 'ERROR'], 240_000)).status).toBe('ACTIVE');
+    // The process table is the truth: one supervised process per instance, however often its job ran.
+    const leaders = instanceLeadersUnder(join(overrides.DATA_DIR, 'instances'));
+    expect(ids.filter((id) => leaders.get(id)?.length !== 1)).toEqual([]);
+    // Ready means a client gets in with the password the create returned.
+    const ready = await waitForDatabase(api, 'databases', database.id, ['ready'], { timeoutMs: 240_000 });
+    const client = new Client({ host: ready.floating_ip, port: ready.port, user: ready.db_user, database: ready.db_name, password: database.db_password });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT 40 + 2 AS answer')).rows).toEqual([{ answer: 42 }]);
+    } finally {
+      await client.end();
+    }
+    expectSameProcesses(pids);
+  }, 360_000);
 
   it('shutdown: a request the stopping api refuses gets the envelope', async () => {
     const port = Number(stack.env.API_PORT);

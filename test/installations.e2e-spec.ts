@@ -6,14 +6,10 @@ import {
   DEMO_INSTANCE,
   freePortRange,
   HttpClient,
-  killDatabaseServersUnder,
-  killInstancesUnder,
-  removeInstallationAccounts,
-  removePacketFilterOf,
   resetTestInstallation,
-  TestStack,
+  tearDownInstallationAt,
   testEnv,
-  unmountUnder,
+  TestStack,
   useSuite,
   waitFor,
   waitForDatabase,
@@ -138,13 +134,7 @@ describe('two installations on one host', () => {
   afterAll(async () => {
     await second?.stop();
     await secondDb?.destroy();
-    if (overrides) {
-      await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
-      killDatabaseServersUnder(overrides.DATA_DIR);
-      unmountUnder(overrides.DATA_DIR);
-      await removePacketFilterOf(overrides.DATA_DIR);
-      await removeInstallationAccounts(overrides.DATA_DIR);
-    }
+    if (overrides) await tearDownInstallationAt(overrides.DATA_DIR);
   });
 
   it("a new installation's first instance meets the packet filter's boundary from its first packet", async () => {

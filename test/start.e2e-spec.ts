@@ -6,13 +6,11 @@ import {
   freePortRange,
   HttpClient,
   instanceLeadersUnder,
-  killInstancesUnder,
   processAlive,
   REPO_ROOT,
-  removeInstallationAccounts,
-  removePacketFilterOf,
   resetTestInstallation,
   secondInstallationPool,
+  tearDownInstallationAt,
   testEnv,
   waitFor,
   waitForInstance,
@@ -125,9 +123,7 @@ describe('npm start', () => {
       .map(Number)) {
       if (commandLine(pid).includes(edgeDir) && processAlive(pid)) process.kill(pid, 'SIGKILL');
     }
-    await killInstancesUnder(join(overrides.DATA_DIR, 'instances'));
-    await removePacketFilterOf(overrides.DATA_DIR);
-    await removeInstallationAccounts(overrides.DATA_DIR);
+    await tearDownInstallationAt(overrides.DATA_DIR);
   });
 
   it('brings up api, worker and edge; the first credentials go to credentials.json (0600), not to output that is not a terminal', async () => {

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lookupUser, SystemUser } from '@stratus/core';
+import { killTree } from '@stratus/providers';
 import { Client } from 'pg';
 import { REPO_ROOT } from './test-env';
 import { accepts } from './sockets';
@@ -31,8 +32,13 @@ abstract class OwnServer {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
+    await this.gone(exited);
     clearTimeout(killer);
+  }
+
+  /** Waits for the server to exit and its port to refuse connections. */
+  protected async gone(exited: Promise<unknown>): Promise<void> {
+    await exited;
     this.child = null;
     await waitFor(`port ${this.port} to close`, async () => !(await accepts('127.0.0.1', this.port)), { timeoutMs: 10_000 });
   }
@@ -135,6 +141,20 @@ export class OwnPostgres extends OwnServer {
       },
       { timeoutMs: 60_000, intervalMs: 100 },
     );
+  }
+
+  /**
+   * Kills the server as a lost host would, postmaster and backends at once
+   * (SIGKILL to the whole tree: each backend is a session of its own), and
+   * waits until its port refuses connections. Its files stay: the next
+   * `start` runs crash recovery on them.
+   */
+  async crash(): Promise<void> {
+    const child = this.child;
+    if (!child?.pid || !this.running) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    killTree(child.pid);
+    await this.gone(exited);
   }
 
   /** Stops the server and removes its files. */

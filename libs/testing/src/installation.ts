@@ -34,10 +34,7 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
  */
 export async function resetTestInstallation(overrides: Record<string, string> = {}, provider?: ProviderName): Promise<void> {
   const config = loadConfig(testEnv(overrides, provider));
-  await killInstancesUnder(join(config.DATA_DIR, 'instances'));
-  killDatabaseServersUnder(config.DATA_DIR);
-  unmountUnder(config.DATA_DIR);
-  await removePacketFilterOf(config.DATA_DIR);
+  await stopInstallationAt(config.DATA_DIR);
   // The identity stays with the slot: its host accounts are reused rather than made anew by each run.
   const installation = existingInstallationId(config.DATA_DIR);
   rmSync(config.DATA_DIR, { recursive: true, force: true });
@@ -84,4 +81,22 @@ export async function removeInstallationAccounts(dataDir: string): Promise<void>
   if (!installation) return;
   await new HostAccounts(installation).removeAll();
   installationCgroups(installation).removeParent();
+}
+
+/**
+ * Nothing the installation in `dataDir` started runs on: its instances and
+ * database servers (spares too) killed, its mounts undone, its packet
+ * filter table gone. Its data and host accounts stay.
+ */
+export async function stopInstallationAt(dataDir: string): Promise<void> {
+  await killInstancesUnder(join(dataDir, 'instances'));
+  killDatabaseServersUnder(dataDir);
+  unmountUnder(dataDir);
+  await removePacketFilterOf(dataDir);
+}
+
+/** An installation a suite made does not outlive it: stopped, and its host accounts removed. */
+export async function tearDownInstallationAt(dataDir: string): Promise<void> {
+  await stopInstallationAt(dataDir);
+  await removeInstallationAccounts(dataDir);
 }
