@@ -1,5 +1,5 @@
 import { IdempotencyKey, IdempotencyKeys } from '@stratus/core';
-import { createTenant, DB_PLACEMENT, HttpClient, recordIssuedPassword, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, HttpClient, recordIssuedPassword, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 
@@ -99,6 +99,73 @@ describe('Idempotency-Key on creates', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(answered.body);
+    expect(await volumesNamed(name)).toHaveLength(1);
+  });
+
+  it("marks the claim committed in each create's own transaction", async () => {
+    const creates: Array<[HttpClient, string, Record<string, unknown>]> = [
+      [api, '/v1/instances', { name: 'idem-marked', ...DEMO_INSTANCE }],
+      [api, '/v1/analytics', { ...DB_PLACEMENT, name: nameOf(newKey()) }],
+      [cloud, '/api/cloud/volumes/create', { name: nameOf(newKey()), size: 1 }],
+    ];
+    for (const [client, path, body] of creates) {
+      const key = newKey();
+      const created = await client.post(path, body, { 'idempotency-key': key });
+      recordIssuedPassword(created.body?.db_password);
+      expect([path, created.status < 300]).toEqual([path, true]);
+      const [row] = await db.getRepository(IdempotencyKey).findBy({ key });
+      expect([path, row.committedAt]).toEqual([path, expect.any(Date)]);
+    }
+  });
+
+  it('never runs a committed create again, though its answer was never kept', async () => {
+    const key = `lost-answer-${newKey()}`;
+    const name = nameOf(newKey());
+    // Keeping the answer fails, as it never happens when the api dies between the create's commit and keeping it.
+    await db.query(`CREATE FUNCTION stratus_test_refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.status_code IS NOT NULL AND NEW.key LIKE 'lost-answer-%' THEN RAISE EXCEPTION 'the test refuses this answer'; END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER stratus_test_refuse_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION stratus_test_refuse_answer()`);
+    try {
+      const first = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+      expect(first.status).toBe(201);
+      const [claim] = await db.query(`SELECT status_code, committed_at FROM idempotency_keys WHERE key = $1`, [key]);
+      expect(claim).toEqual({ status_code: null, committed_at: expect.any(Date) });
+
+      // Right after, the answer may still be on its way.
+      const soon = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+      expect(soon.status).toBe(409);
+      expect(soon.body.error.message).toContain('still in progress');
+
+      // Long after, when a claim that never committed would be taken over.
+      await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '1 hour', committed_at = now() - interval '1 hour' WHERE key = $1`, [key]);
+      const late = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+      expect(late.status).toBe(409);
+      expect(late.body.error).toEqual({ code: 'conflict', message: expect.stringContaining('it is not created again') });
+      expect(late.headers.get('retry-after')).toBeNull();
+      expect(await volumesNamed(name)).toHaveLength(1);
+    } finally {
+      await db.query(`DROP TRIGGER stratus_test_refuse_answer ON idempotency_keys`);
+      await db.query(`DROP FUNCTION stratus_test_refuse_answer()`);
+    }
+  });
+
+  it('takes over a claim whose process died before its create committed', async () => {
+    const seen = newKey();
+    expect((await cloud.post('/api/cloud/volumes/create', { name: nameOf(seen), size: 1 }, { 'idempotency-key': seen })).status).toBe(201);
+    const [{ scope }] = await db.query(`SELECT scope FROM idempotency_keys WHERE key = $1`, [seen]);
+    // What a process that died mid-create leaves: a claim with no answer and no commit, past the stale time.
+    const key = newKey();
+    const name = nameOf(key);
+    await db.query(
+      `INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, expires_at) VALUES ($1, $2, 'left by a process that died', now() - interval '1 hour', now() + interval '1 day')`,
+      [scope, key],
+    );
+    const retry = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('false');
     expect(await volumesNamed(name)).toHaveLength(1);
   });
 

@@ -14,7 +14,7 @@ import {
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
-import { AppConfig, IdempotencyKeys, Principal } from '@stratus/core';
+import { AppConfig, IdempotencyKeys, Principal, withIdempotencyClaim } from '@stratus/core';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { from, lastValueFrom, Observable } from 'rxjs';
@@ -39,7 +39,9 @@ const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
  * (status and body, passwords replaced) is kept IDEMPOTENCY_TTL_MS and
  * replayed, with `Idempotent-Replayed: true`, to a retry with the same key
  * and body. The same key with another body (or on another route) is 422, a
- * retry while the first still runs is 409. A create that fails (4xx or 5xx)
+ * retry while the first still runs is 409, and so is one whose first
+ * create committed but lost its answer (its process died before keeping
+ * it): the create is not run again. A create that fails (4xx or 5xx)
  * made nothing, so its key is released and a retry runs it afresh: storing
  * a 400 would only pin a mistake the client may have corrected. The key is
  * the caller's: its credential kind and project scope it, so another
@@ -80,6 +82,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'in-flight':
         reply.header('retry-after', String(IN_FLIGHT_RETRY_AFTER_SECONDS));
         throw new ConflictException(`a request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has answered`);
+      case 'answer-lost':
+        throw new ConflictException(
+          `the request first sent with this ${IDEMPOTENCY_HEADER} created its resource, but the api stopped before keeping its answer: ` +
+            'it is not created again; find it in the list of the collection',
+        );
       case 'done':
         reply.code(claim.statusCode);
         reply.header(REPLAYED_HEADER, 'true');
@@ -87,7 +94,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     let answer: unknown;
     try {
-      answer = await lastValueFrom(next.handle());
+      answer = await withIdempotencyClaim({ scope, key }, () => lastValueFrom(next.handle()));
     } catch (err) {
       await this.keys.release(scope, key).catch((releaseErr) => this.logger.warn({ err: String(releaseErr) }, 'could not release an idempotency key; it frees itself when stale'));
       throw err;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DataSourceOptions } from 'typeorm';
 import { AppConfig } from '../config/app.config';
+import { IdempotentCommits } from '../idempotency/idempotency-keys';
 import { ENTITIES } from './entities';
 
 /**
@@ -19,6 +20,7 @@ export function dataSourceOptions(config: AppConfig, applicationName = 'stratus'
     type: 'postgres',
     url: config.DATABASE_URL,
     entities: ENTITIES,
+    subscribers: [IdempotentCommits],
     migrations: [join(__dirname, '..', 'migrations', '*.{js,ts}')],
     migrationsTableName: 'migrations',
     synchronize: false,

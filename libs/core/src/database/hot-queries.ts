@@ -139,6 +139,8 @@ type Rows<T extends readonly RowInsert[]> = { [K in keyof T]: T[K] extends RowIn
  * entry until quotas made it count between the two: insertTogetherIn.)
  * Returns each row as inserted (defaults filled in) under the
  * entity's property names, with pg's parsing of each type, in the order given.
+ * Not for a create the api answers: the commit of its transaction is what
+ * marks its `Idempotency-Key` (IdempotentCommits).
  */
 export async function insertTogether<T extends readonly RowInsert[]>(dataSource: DataSource, inserts: readonly [...T]): Promise<Rows<T>> {
   const { sql, params } = insertTogetherSql(dataSource, inserts);

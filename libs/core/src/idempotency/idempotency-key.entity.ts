@@ -3,8 +3,9 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm'
 /**
  * One `Idempotency-Key` a caller sent with a create, and the answer it got.
  * `response` is null while the first request runs (the claim other
- * processes see as "in flight"); it never holds a password (see
- * apps/api/src/http/idempotency.interceptor.ts).
+ * processes see as "in flight"), and stays null if its process died
+ * between the create's commit and keeping the answer. It never holds a
+ * password (see apps/api/src/http/idempotency.interceptor.ts).
  */
 @Entity('idempotency_keys')
 @Index('idempotency_keys_expires', ['expiresAt'])
@@ -25,6 +26,13 @@ export class IdempotencyKey {
 
   @Column({ type: 'jsonb', nullable: true })
   response: unknown;
+
+  /**
+   * Set in the create's own transaction as it commits (IdempotentCommits):
+   * the resource exists from then on, answered or not.
+   */
+  @Column({ name: 'committed_at', type: 'timestamptz', nullable: true })
+  committedAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DataSource, EntitySubscriberInterface, EventSubscriber, TransactionCommitEvent } from 'typeorm';
 
 /**
  * A claim left unanswered this long belongs to a process that died
@@ -9,10 +10,55 @@ import { DataSource } from 'typeorm';
  */
 export const IDEMPOTENCY_STALE_CLAIM_MS = 5 * 60_000;
 
+/**
+ * A create that committed keeps its answer a few milliseconds later; one
+ * that has not this long after its commit lost its process in between.
+ * Only what a retry is told depends on it: such a create is never run again.
+ */
+export const IDEMPOTENCY_ANSWER_GRACE_MS = 30_000;
+
 /** Expired rows one prune deletes at most, so a tick never holds a long lock. */
 const PRUNE_BATCH = 10_000;
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'in-flight' } | { kind: 'mismatch' } | { kind: 'done'; statusCode: number; response: unknown };
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'in-flight' }
+  | { kind: 'mismatch' }
+  | { kind: 'done'; statusCode: number; response: unknown }
+  /** The create committed, and its process died before keeping the answer. */
+  | { kind: 'answer-lost' };
+
+/** The key a request holds while its create runs: what IdempotentCommits marks. */
+interface HeldClaim {
+  scope: string;
+  key: string;
+}
+
+const heldClaims = new AsyncLocalStorage<HeldClaim>();
+
+/** Runs a create holding the claim of `scope` and `key`: its transaction's commit marks the claim (IdempotentCommits). */
+export function withIdempotencyClaim<T>(claim: HeldClaim, create: () => Promise<T>): Promise<T> {
+  return heldClaims.run(claim, create);
+}
+
+/**
+ * Marks the claim of the request a transaction runs for as committed, in
+ * that transaction, just before its COMMIT: the create and the mark are
+ * one, whatever happens after. Every create writes its resource in a
+ * transaction, so this needs no code in each lifecycle; outside an
+ * idempotent request it does nothing.
+ */
+@EventSubscriber()
+export class IdempotentCommits implements EntitySubscriberInterface {
+  async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+    const claim = heldClaims.getStore();
+    if (!claim) return;
+    await event.queryRunner.query(`UPDATE "idempotency_keys" SET "committed_at" = now() WHERE "scope" = $1 AND "key" = $2 AND "status_code" IS NULL AND "committed_at" IS NULL`, [
+      claim.scope,
+      claim.key,
+    ]);
+  }
+}
 
 /**
  * The rows behind `Idempotency-Key`, in PostgreSQL so every api process
@@ -25,30 +71,34 @@ export class IdempotencyKeys {
 
   /**
    * Claims `key` for this request, or says why not. An expired row, or a
-   * claim whose process died, is taken over as if absent: expiry is
-   * checked here at read, whatever the prune has done.
+   * claim whose process died before its create committed, is taken over
+   * as if absent: expiry is checked here at read, whatever the prune has
+   * done. A claim whose create committed is never taken over before it
+   * expires, answered or not: that would create the resource twice.
    */
   async claim(scope: string, key: string, fingerprint: string, ttlMs: number): Promise<IdempotencyClaim> {
     const claimed: unknown[] = await this.dataSource.query(
       `INSERT INTO "idempotency_keys" ("scope", "key", "fingerprint", "expires_at")
        VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision / 1000))
        ON CONFLICT ("scope", "key") DO UPDATE
-         SET "fingerprint" = EXCLUDED."fingerprint", "status_code" = NULL, "response" = NULL, "created_at" = now(), "expires_at" = EXCLUDED."expires_at"
+         SET "fingerprint" = EXCLUDED."fingerprint", "status_code" = NULL, "response" = NULL, "committed_at" = NULL, "created_at" = now(), "expires_at" = EXCLUDED."expires_at"
          WHERE "idempotency_keys"."expires_at" <= now()
-            OR ("idempotency_keys"."status_code" IS NULL AND "idempotency_keys"."created_at" < now() - make_interval(secs => $5::double precision / 1000))
+            OR ("idempotency_keys"."status_code" IS NULL AND "idempotency_keys"."committed_at" IS NULL
+                AND "idempotency_keys"."created_at" < now() - make_interval(secs => $5::double precision / 1000))
        RETURNING "key"`,
       [scope, key, fingerprint, ttlMs, IDEMPOTENCY_STALE_CLAIM_MS],
     );
     if (claimed.length) return { kind: 'claimed' };
-    const rows: Array<{ fingerprint: string; status_code: number | null; response: unknown }> = await this.dataSource.query(
-      `SELECT "fingerprint", "status_code", "response" FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2`,
-      [scope, key],
+    const rows: Array<{ fingerprint: string; status_code: number | null; response: unknown; answer_lost: boolean }> = await this.dataSource.query(
+      `SELECT "fingerprint", "status_code", "response", "committed_at" < now() - make_interval(secs => $3::double precision / 1000) AS "answer_lost"
+       FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2`,
+      [scope, key, IDEMPOTENCY_ANSWER_GRACE_MS],
     );
     const row = rows[0];
     // Released between the INSERT and this read: the first request failed, and this one may simply retry.
     if (!row) return { kind: 'in-flight' };
     if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
-    if (row.status_code === null) return { kind: 'in-flight' };
+    if (row.status_code === null) return row.answer_lost ? { kind: 'answer-lost' } : { kind: 'in-flight' };
     return { kind: 'done', statusCode: row.status_code, response: row.response };
   }
 
