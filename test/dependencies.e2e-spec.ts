@@ -4,6 +4,7 @@ import {
   accepts,
   createManaged,
   createTenant,
+  DEMO_CLUSTER,
   HttpClient,
   instanceLeadersUnder,
   OwnPostgres,
@@ -17,6 +18,7 @@ import {
   testEnv,
   TestStack,
   waitFor,
+  waitForCluster,
   waitForDatabase,
   waitForInstance,
 } from '@stratus/testing';
@@ -57,7 +59,8 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
       LOCAL_ADDRESS_POOL: secondInstallationPool('dependencies'),
     };
     await resetTestInstallation(overrides);
-    stack = await TestStack.start(overrides);
+    // The edge too: a cluster's members take traffic once its balancer's checks pass.
+    stack = await TestStack.start(overrides, ['api', 'worker', 'edge']);
     await stack.workerReady();
     db = await testDataSource(overrides);
     apiKey = (await createTenant(db, undefined, testConfig(overrides))).apiKey;
@@ -162,12 +165,14 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     expectSameProcesses(pids);
   }, 180_000);
 
-  it('PostgreSQL crashes with creates in flight: each instance ends ACTIVE, built once, and the database ready', async () => {
+  it('PostgreSQL crashes with creates in flight: each instance ends ACTIVE and built once, the database ready, the cluster complete', async () => {
     const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
     const replies = await Promise.all(Array.from({ length: IN_FLIGHT }, (_, i) => api.post('/v1/instances', { name: `in-flight-${i}`, ...INSTANCE })));
     for (const reply of replies) expect(reply.status).toBe(202);
     const ids: string[] = replies.map((reply) => reply.body.id);
     const database = (await createManaged(api, 'databases', { name: 'in-flight-db' })).body;
+    const cluster = await api.post('/v1/clusters', { name: 'in-flight-web', ...DEMO_CLUSTER, min_size: 2 });
+    expect(cluster.status).toBe(201);
 
     await pg.crash();
     // The crash must catch builds in flight, or it proves nothing.
@@ -185,9 +190,14 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     await pg.start();
 
     for (const id of ids) expect((await waitForInstance(api, id, ['ACTIVE', 'ERROR'], 240_000)).status).toBe('ACTIVE');
-    // The process table is the truth: one supervised process per instance, however often its job ran.
+    const built = await waitForCluster(api, cluster.body.id, ['CREATE_COMPLETE'], 240_000);
+    expect(built.members).toHaveLength(2);
+    // The process table is the truth: one supervised process per instance, however often its job ran, and none for an instance PostgreSQL does not know.
     const leaders = instanceLeadersUnder(join(overrides.DATA_DIR, 'instances'));
-    expect(ids.filter((id) => leaders.get(id)?.length !== 1)).toEqual([]);
+    const members: string[] = built.members.map((m: { instance_id: string }) => m.instance_id);
+    expect([...ids, ...members].filter((id) => leaders.get(id)?.length !== 1)).toEqual([]);
+    const known = new Set((await db.query('SELECT id FROM instances')).map((r: { id: string }) => r.id));
+    expect([...leaders.keys()].filter((id) => !known.has(id))).toEqual([]);
     // Ready means a client gets in with the password the create returned.
     const ready = await waitForDatabase(api, 'databases', database.id, ['ready'], { timeoutMs: 240_000 });
     const client = new Client({ host: ready.floating_ip, port: ready.port, user: ready.db_user, database: ready.db_name, password: database.db_password });
