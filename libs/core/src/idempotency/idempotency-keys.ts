@@ -50,10 +50,11 @@ export function withIdempotencyClaim<T>(claim: HeldClaim, create: () => Promise<
  */
 @EventSubscriber()
 export class IdempotentCommits implements EntitySubscriberInterface {
-  async beforeTransactionCommit(event: TransactionCommitEvent): Promise<void> {
+  /** Not async: every commit of the process passes here, and most hold no claim. */
+  beforeTransactionCommit(event: TransactionCommitEvent): Promise<unknown> | void {
     const claim = heldClaims.getStore();
     if (!claim) return;
-    await event.queryRunner.query(`UPDATE "idempotency_keys" SET "committed_at" = now() WHERE "scope" = $1 AND "key" = $2 AND "status_code" IS NULL AND "committed_at" IS NULL`, [
+    return event.queryRunner.query(`UPDATE "idempotency_keys" SET "committed_at" = now() WHERE "scope" = $1 AND "key" = $2 AND "status_code" IS NULL AND "committed_at" IS NULL`, [
       claim.scope,
       claim.key,
     ]);
