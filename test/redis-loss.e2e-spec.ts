@@ -1,6 +1,6 @@
 import { Instance } from '@stratus/core';
 import { QUEUES, redisConnection } from '@stratus/queue';
-import { createTenant, HttpClient, OwnRedis, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { createManaged, createTenant, DEMO_CLUSTER, HttpClient, OwnRedis, TestStack, testDataSource, waitFor, waitForCluster, waitForDatabase } from '@stratus/testing';
 import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 
@@ -16,7 +16,9 @@ const LOST_JOB_GRACE_MS = 2_000;
  * Stratus process restarted. One slot for the whole instances queue (BullMQ's
  * global concurrency, which lives in Redis) keeps the creates queued long
  * enough for the loss to hit them; the loss takes that limit too, so the
- * repair runs on the worker's every slot, as it would in production.
+ * repair runs on the worker's every slot, as it would in production. A
+ * cache and a cluster lose their jobs with them, and their own reconcilers
+ * bring them back.
  */
 describe('repair after Redis loses its data', () => {
   let redis: OwnRedis;
@@ -26,11 +28,15 @@ describe('repair after Redis loses its data', () => {
 
   beforeAll(async () => {
     redis = await OwnRedis.start();
-    stack = await TestStack.start({
-      REDIS_URL: redis.url,
-      RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS),
-      LOST_JOB_GRACE_MS: String(LOST_JOB_GRACE_MS),
-    });
+    // The edge too: a cluster's members take traffic once its balancer's checks pass.
+    stack = await TestStack.start(
+      {
+        REDIS_URL: redis.url,
+        RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS),
+        LOST_JOB_GRACE_MS: String(LOST_JOB_GRACE_MS),
+      },
+      ['api', 'worker', 'edge'],
+    );
     await stack.workerReady();
     db = await testDataSource();
     api = stack.http.with({ 'x-api-key': (await createTenant(db)).apiKey });
@@ -93,12 +99,25 @@ describe('repair after Redis loses its data', () => {
   it('FLUSHALL: lost jobs and schedules come back and every create finishes', async () => {
     const pids = [stack.process('api')?.pid, stack.process('worker')?.pid];
     const ids = await createMany('flush');
+    // A database and a cluster lose their jobs too: each has a reconciler of its own to find them.
+    // The databases queue is paused (in Redis, so the loss lifts it), or a spare would answer the create at once.
+    const databases = new Queue(QUEUES.databases, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
+    try {
+      await databases.pause();
+    } finally {
+      await databases.close();
+    }
+    const cache = await createManaged(api, 'cache', { name: 'flushed-cache' });
+    const cluster = await api.post('/v1/clusters', { name: 'flushed-web', ...DEMO_CLUSTER, min_size: 2 });
+    expect(cluster.status).toBe(201);
     redis.flushAll();
     const lostAt = Date.now();
     expect(await stillBuilding(ids)).toBeGreaterThan(0);
 
     await expectAllBuilt(ids, lostAt, pids);
     expect(await schedulers()).toBeGreaterThanOrEqual(5);
+    expect((await waitForDatabase(api, 'cache', cache.body.id)).status).toBe('ready');
+    expect((await waitForCluster(api, cluster.body.id, ['CREATE_COMPLETE'], 240_000)).members).toHaveLength(2);
   }, 300_000);
 
   it('restart with no persistence: the same, once Redis answers again', async () => {
