@@ -1,4 +1,4 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import {
   AppConfig,
@@ -20,6 +20,7 @@ import { Job } from 'bullmq';
 import { DataSource, EntityManager } from 'typeorm';
 import { HostListeners } from '../gateway/host-listeners';
 import { makeOneBackend } from '../gateway/one-backend-listener';
+import { OnFinalFailure } from '../jobs/final-failure';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { addressRequest } from '../jobs/network-address';
@@ -87,9 +88,9 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   }
 
   /** Attempts exhausted on a retryable error: the build fails (a heal is tried again by the reconciler). */
-  @OnWorkerEvent('failed')
+  @OnFinalFailure()
   async onFailed(job: Job, err: Error): Promise<void> {
-    if (job.name !== 'cluster.converge' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if (job.name !== 'cluster.converge') return;
     const { clusterId, generation } = job.data;
     await this.failBuild(clusterId, generation, `build failed after ${job.attemptsMade} attempts: ${err.message}`);
   }

@@ -1,10 +1,11 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { AppConfig, compareAndSet, DATABASE_CAS, databaseMemberKey, databaseServerKey, HA_MEMBERS, hotFindOne, ManagedDatabase } from '@stratus/core';
 import { DATABASE_DRIVER, DatabaseDriver, LOCAL_HOOKS, LocalHooks, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { OnFinalFailure } from '../jobs/final-failure';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { addressRequest } from '../jobs/network-address';
@@ -69,9 +70,9 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
   }
 
   /** Attempts exhausted on a retryable error: the server will not come up. */
-  @OnWorkerEvent('failed')
+  @OnFinalFailure()
   async onFailed(job: Job, err: Error): Promise<void> {
-    if (job.name !== 'database.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if (job.name !== 'database.create') return;
     const { databaseId, generation } = job.data;
     await compareAndSet(this.dataSource.manager, DATABASE_CAS, databaseId, 'provisioning', 'error', generation, {
       statusReason: `provisioning failed after ${job.attemptsMade} attempts: ${err.message}`,

@@ -1,9 +1,10 @@
-import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '@stratus/core';
 import { LOAD_BALANCER_DRIVER, LoadBalancerDriver } from '@stratus/providers';
 import { QUEUES, resourceJobId } from '@stratus/queue';
 import { Job, Queue } from 'bullmq';
+import { OnFinalFailure } from '../jobs/final-failure';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
@@ -105,9 +106,9 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
    * goes to ERROR again each time it is made): a route with no verdict yet
    * gets this one, so its create answers why rather than wait it out.
    */
-  @OnWorkerEvent('failed')
+  @OnFinalFailure()
   async onFailed(job: Job, err: Error): Promise<void> {
-    if (job.name !== 'route.apply' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if (job.name !== 'route.apply') return;
     const route = await this.listeners.route(job.data.routeId);
     if (route && !route.boundAt && !route.bindError) await this.listeners.record(route.id, `the listener failed after ${job.attemptsMade} attempts: ${err.message}`);
   }

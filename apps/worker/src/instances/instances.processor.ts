@@ -1,10 +1,11 @@
-import { InjectQueue, OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, OnModuleInit } from '@nestjs/common';
 import { AppConfig, ClusterMember, compareAndSet, Flavor, hotFindOne, Instance, INSTANCE_CAS } from '@stratus/core';
 import { COMPUTE_DRIVER, ComputeDriver, NETWORK_DRIVER, NetworkDriver } from '@stratus/providers';
 import { QUEUES } from '@stratus/queue';
 import { Job, Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { OnFinalFailure } from '../jobs/final-failure';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { addressRequest } from '../jobs/network-address';
@@ -62,9 +63,9 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   }
 
   /** Attempts exhausted on a retryable error: the instance will not build. */
-  @OnWorkerEvent('failed')
+  @OnFinalFailure()
   async onFailed(job: Job, err: Error): Promise<void> {
-    if (job.name !== 'instance.create' || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    if (job.name !== 'instance.create') return;
     const { instanceId, generation } = job.data;
     await compareAndSet(this.dataSource.manager, INSTANCE_CAS, instanceId, 'BUILD', 'ERROR', generation, {
       statusReason: `build failed after ${job.attemptsMade} attempts: ${err.message}`,

@@ -1,10 +1,11 @@
-import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import { CasPatch, compareAndSet, Instance, Volume, VOLUME_CAS } from '@stratus/core';
 import { DriverError, VOLUME_DRIVER, VolumeDriver } from '@stratus/providers';
 import { OutboxService, QUEUES, resourceJob } from '@stratus/queue';
 import { DelayedError, Job } from 'bullmq';
 import { DataSource } from 'typeorm';
+import { OnFinalFailure } from '../jobs/final-failure';
 import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
@@ -48,9 +49,8 @@ export class VolumesProcessor extends WorkerHost {
   }
 
   /** Attempts exhausted on a retryable error. */
-  @OnWorkerEvent('failed')
+  @OnFinalFailure()
   async onFailed(job: Job, err: Error): Promise<void> {
-    if (job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const { volumeId, generation } = job.data;
     const reason = `${job.name} failed after ${job.attemptsMade} attempts: ${err.message}`;
     if (job.name === 'volume.create') await this.cas(volumeId, 'creating', 'error', generation, { statusReason: reason });
