@@ -84,7 +84,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new ConflictException(`a request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has answered`);
       case 'answer-lost':
         throw new ConflictException(
-          `the request first sent with this ${IDEMPOTENCY_HEADER} created its resource, but the api stopped before keeping its answer: ` +
+          `the request first sent with this ${IDEMPOTENCY_HEADER} created its resource, but its answer was not kept (the api stopped or lost its database first): ` +
             'it is not created again; find it in the list of the collection',
         );
       case 'done':

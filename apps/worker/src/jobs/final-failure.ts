@@ -5,7 +5,7 @@ import { Job } from 'bullmq';
 const logger = new Logger('jobs');
 
 /** Whether the job has no attempt left: BullMQ fails it for good. */
-export function finallyFailed(job: Job | undefined): job is Job {
+function finallyFailed(job: Job | undefined): job is Job {
   return job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1);
 }
 
