@@ -105,13 +105,13 @@ describe('Idempotency-Key on creates', () => {
   it("marks the claim committed in each create's own transaction", async () => {
     const creates: Array<[HttpClient, string, Record<string, unknown>]> = [
       [api, '/v1/instances', { name: 'idem-marked', ...DEMO_INSTANCE }],
-      [api, '/v1/analytics', { ...DB_PLACEMENT, name: nameOf(newKey()) }],
+      [api, '/v1/cache', { ...DB_PLACEMENT, name: nameOf(newKey()) }],
       [cloud, '/api/cloud/volumes/create', { name: nameOf(newKey()), size: 1 }],
     ];
     for (const [client, path, body] of creates) {
       const key = newKey();
       const created = await client.post(path, body, { 'idempotency-key': key });
-      recordIssuedPassword(created.body?.db_password);
+      recordIssuedPassword(created.body?.password);
       expect([path, created.status < 300]).toEqual([path, true]);
       const [row] = await db.getRepository(IdempotencyKey).findBy({ key });
       expect([path, row.committedAt]).toEqual([path, expect.any(Date)]);
