@@ -4,18 +4,13 @@ import { DataSource, EntitySubscriberInterface, EventSubscriber, TransactionComm
 
 /**
  * A claim left unanswered this long belongs to a process that died
- * mid-create; a retry may take it over rather than wait out the whole TTL.
- * Creates answer in well under a second (gateway binds wait at most
- * GATEWAY_BIND_TIMEOUT_MS), so this never takes over a live one.
+ * mid-create; a retry may take it over rather than wait out the whole TTL,
+ * unless its create committed (then the retry is told its answer was
+ * lost). Creates answer in well under a second (a gateway route's waits
+ * for its bind after the commit, at most GATEWAY_BIND_TIMEOUT_MS), so
+ * this never judges a live one.
  */
 export const IDEMPOTENCY_STALE_CLAIM_MS = 5 * 60_000;
-
-/**
- * A create that committed keeps its answer a few milliseconds later; one
- * that has not this long after its commit lost its process in between.
- * Only what a retry is told depends on it: such a create is never run again.
- */
-export const IDEMPOTENCY_ANSWER_GRACE_MS = 30_000;
 
 /** Expired rows one prune deletes at most, so a tick never holds a long lock. */
 const PRUNE_BATCH = 10_000;
@@ -91,9 +86,10 @@ export class IdempotencyKeys {
     );
     if (claimed.length) return { kind: 'claimed' };
     const rows: Array<{ fingerprint: string; status_code: number | null; response: unknown; answer_lost: boolean }> = await this.dataSource.query(
-      `SELECT "fingerprint", "status_code", "response", "committed_at" < now() - make_interval(secs => $3::double precision / 1000) AS "answer_lost"
+      `SELECT "fingerprint", "status_code", "response",
+              "committed_at" IS NOT NULL AND "created_at" < now() - make_interval(secs => $3::double precision / 1000) AS "answer_lost"
        FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2`,
-      [scope, key, IDEMPOTENCY_ANSWER_GRACE_MS],
+      [scope, key, IDEMPOTENCY_STALE_CLAIM_MS],
     );
     const row = rows[0];
     // Released between the INSERT and this read: the first request failed, and this one may simply retry.
