@@ -1,5 +1,5 @@
 import { Instance } from '@stratus/core';
-import { QUEUES, redisConnection, resourceJobId } from '@stratus/queue';
+import { QUEUES, resourceJobId } from '@stratus/queue';
 import {
   accepts,
   createManaged,
@@ -22,7 +22,6 @@ import {
   waitForDatabase,
   waitForInstance,
 } from '@stratus/testing';
-import { Queue } from 'bullmq';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -82,6 +81,12 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     return [reply, Date.now() - started];
   }
 
+  /** Lets a dependency stay away `ms` longer: the clients have been failing and retrying meanwhile. */
+  async function outageOf(ms: number): Promise<void> {
+    const start = Date.now();
+    await waitFor(`${ms / 1000} s of outage`, () => Date.now() - start >= ms, { timeoutMs: ms * 2, intervalMs: 250 });
+  }
+
   function expectUnavailable(reply: Reply, naming: RegExp): void {
     expect(reply.status).toBe(503);
     expect(reply.body).toEqual({ error: { code: 'service_unavailable', message: expect.stringMatching(naming) } });
@@ -104,8 +109,7 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     // Right away, and again once the clients have been reconnecting for a while.
     for (const round of [0, 1]) {
       if (round === 1) {
-        const outageStart = Date.now();
-        await waitFor('five seconds of outage', () => Date.now() - outageStart >= 5_000, { timeoutMs: 10_000, intervalMs: 250 });
+        await outageOf(5_000);
       }
       const [created, createMs] = await timed(() => api.post('/v1/instances', { name: `during-outage-${round}`, ...INSTANCE }));
       expect(created.status).toBe(202);
@@ -176,17 +180,13 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
 
     await pg.crash();
     // The crash must catch builds in flight, or it proves nothing.
-    const queue = new Queue(QUEUES.instances, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
-    try {
+    const states = await stack.withQueues([QUEUES.instances], async ([queue]) => {
       const jobs = await Promise.all(ids.map((id) => queue.getJob(resourceJobId('instance.create', id, 1))));
-      const states = await Promise.all(jobs.map(async (job) => (job ? job.getState() : 'missing')));
-      expect(states.filter((state) => state !== 'completed').length).toBeGreaterThan(0);
-    } finally {
-      await queue.close();
-    }
+      return Promise.all(jobs.map(async (job) => (job ? job.getState() : 'missing')));
+    });
+    expect(states.filter((state) => state !== 'completed').length).toBeGreaterThan(0);
     await waitFor('/ready to name PostgreSQL', async () => /postgres/i.test((await stack.http.get('/ready')).body?.error?.message ?? ''), { timeoutMs: 30_000 });
-    const outageStart = Date.now();
-    await waitFor('five seconds of outage', () => Date.now() - outageStart >= 5_000, { timeoutMs: 10_000, intervalMs: 250 });
+    await outageOf(5_000);
     await pg.start();
 
     for (const id of ids) expect((await waitForInstance(api, id, ['ACTIVE', 'ERROR'], 240_000)).status).toBe('ACTIVE');

@@ -1,5 +1,5 @@
 import { OperatorCredential } from '@stratus/core';
-import { ALL_QUEUES, redisConnection } from '@stratus/queue';
+import { ALL_QUEUES } from '@stratus/queue';
 import {
   createManaged,
   createTenant,
@@ -17,7 +17,6 @@ import {
   waitForDrain,
   waitForInstance,
 } from '@stratus/testing';
-import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 
 /** One sample of a scrape: metric name, labels, value. */
@@ -63,12 +62,7 @@ describe('metrics of the api and the worker', () => {
     worker = new HttpClient(`http://127.0.0.1:${workerPort}`);
     await waitFor('the worker to serve /metrics', async () => (await worker.get('/metrics').catch(() => null))?.status === 401, { timeoutMs: 60_000 });
     // Creates an earlier api-only suite left queued are this worker's to build: built first, they move no count a test compares.
-    const queues = RESOURCE_QUEUES.map((name) => new Queue(name, { connection: redisConnection(stack.env.REDIS_URL), prefix: stack.env.QUEUE_PREFIX }));
-    try {
-      await waitForDrain(queues, { dataSource: db, timeoutMs: 300_000 });
-    } finally {
-      await Promise.all(queues.map((q) => q.close()));
-    }
+    await stack.withQueues(RESOURCE_QUEUES, (queues) => waitForDrain(queues, { dataSource: db, timeoutMs: 300_000 }));
   }, 360_000);
 
   afterAll(async () => {

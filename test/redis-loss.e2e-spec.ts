@@ -1,7 +1,6 @@
 import { Instance } from '@stratus/core';
-import { QUEUES, redisConnection } from '@stratus/queue';
+import { QUEUES } from '@stratus/queue';
 import { createManaged, createTenant, DEMO_CLUSTER, HttpClient, OwnRedis, TestStack, testDataSource, waitFor, waitForCluster, waitForDatabase } from '@stratus/testing';
-import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 
 const CREATES = 50;
@@ -50,12 +49,7 @@ describe('repair after Redis loses its data', () => {
 
   /** The creates, queued behind one slot: only a loss of Redis's data lifts that limit. */
   async function createMany(label: string): Promise<string[]> {
-    const queue = new Queue(QUEUES.instances, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
-    try {
-      await queue.setGlobalConcurrency(1);
-    } finally {
-      await queue.close();
-    }
+    await stack.withQueues([QUEUES.instances], ([queue]) => queue.setGlobalConcurrency(1));
     const replies = await Promise.all(
       Array.from({ length: CREATES }, (_, i) =>
         api.post('/v1/instances', { name: `${label}-${i}`, image_id: 'plain', flavor_id: 'm1.nano', network_id: 'private', keypair_name: 'default' }),
@@ -88,12 +82,7 @@ describe('repair after Redis loses its data', () => {
   }
 
   async function schedulers(): Promise<number> {
-    const queue = new Queue(QUEUES.maintenance, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
-    try {
-      return (await queue.getJobSchedulers()).length;
-    } finally {
-      await queue.close();
-    }
+    return stack.withQueues([QUEUES.maintenance], async ([queue]) => (await queue.getJobSchedulers()).length);
   }
 
   it('FLUSHALL: lost jobs and schedules come back and every create finishes', async () => {
@@ -101,12 +90,7 @@ describe('repair after Redis loses its data', () => {
     const ids = await createMany('flush');
     // A database and a cluster lose their jobs too: each has a reconciler of its own to find them.
     // The databases queue is paused (in Redis, so the loss lifts it), or a spare would answer the create at once.
-    const databases = new Queue(QUEUES.databases, { connection: redisConnection(redis.url), prefix: stack.env.QUEUE_PREFIX });
-    try {
-      await databases.pause();
-    } finally {
-      await databases.close();
-    }
+    await stack.withQueues([QUEUES.databases], ([databases]) => databases.pause());
     const cache = await createManaged(api, 'cache', { name: 'flushed-cache' });
     const cluster = await api.post('/v1/clusters', { name: 'flushed-web', ...DEMO_CLUSTER, min_size: 2 });
     expect(cluster.status).toBe(201);

@@ -1,5 +1,5 @@
 import { canBind } from '@stratus/core';
-import { ALL_QUEUES, redisConnection } from '@stratus/queue';
+import { ALL_QUEUES, QueueName, redisConnection } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -129,10 +129,17 @@ export class TestStack {
     const child = this.processes.get(name);
     if (!child) throw new Error(`${name} is not running`);
     const workers = [...this.processes.entries()].filter(([n, c]) => (n === 'worker' || n.startsWith('worker-')) && c.exitCode === null && c.signalCode === null).length;
-    const queues = ALL_QUEUES.map((name) => new Queue(name, { connection: redisConnection(this.env.REDIS_URL), prefix: this.env.QUEUE_PREFIX }));
-    try {
+    await this.withQueues(ALL_QUEUES, async (queues) => {
       const consumed = async () => (await Promise.all(queues.map((q) => q.getWorkersCount()))).every((n) => n >= workers);
       await booted(child, 'the worker to consume every queue', consumed, timeoutMs);
+    });
+  }
+
+  /** Runs `use` with the stack's BullMQ queues of these names (its Redis and prefix), closed after. */
+  async withQueues<T>(names: QueueName[], use: (queues: Queue[]) => Promise<T>): Promise<T> {
+    const queues = names.map((name) => new Queue(name, { connection: redisConnection(this.env.REDIS_URL), prefix: this.env.QUEUE_PREFIX }));
+    try {
+      return await use(queues);
     } finally {
       await Promise.all(queues.map((q) => q.close()));
     }
