@@ -2,7 +2,7 @@ import { ComputeDriver, CpuUsage, InstanceSpec, ObservedInstance, SnapshotImage,
 import { DriverError } from '../driver-error';
 import { OpenStackClient } from './openstack-client';
 import { OpenStackError } from './openstack-errors';
-import { findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
+import { bootOnPort, findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
 import { OpenStackSnapshots } from './openstack-snapshots';
 
 interface NovaFlavor {
@@ -75,30 +75,37 @@ export class OpenStackComputeDriver implements ComputeDriver {
     // runs and nothing is made, and the job looks again later (as for a boot) rather than spending an attempt.
     const imageRef = await this.snapshots.imageRef(spec.imageId);
     if (imageRef === null) return { running: false, ready: false, limits: limitsOf(flavor) };
+    const networks = await this.networksFor(spec);
     const server: Record<string, unknown> = {
       name: MARK.name(spec.id),
       // A catalog image id is Glance's own.
       imageRef,
       flavorRef: flavor.id,
-      networks: await this.networksFor(spec),
+      networks,
       metadata: { [MARK.idKey]: spec.id },
       tags: [MARK.managedTag, MARK.idTag(spec.id)],
     };
     if (spec.userData) server.user_data = Buffer.from(spec.userData, 'utf8').toString('base64');
     if (spec.keyName) server.key_name = spec.keyName;
     // On a network (no port of its own), Nova makes the port and applies the groups itself.
-    if (spec.securityGroupIds?.length && 'uuid' in (server.networks as Array<Record<string, string>>)[0]) {
+    if (spec.securityGroupIds?.length && 'uuid' in networks[0]) {
       server.security_groups = spec.securityGroupIds.map((name) => ({ name }));
     }
     // Spread over hosts where Nova can (soft: a cloud of one host still boots every member).
     const hints = spec.placementGroup ? { 'os:scheduler_hints': { group: await this.serverGroupFor(spec.placementGroup) } } : {};
-    try {
-      await this.client.post('compute', '/servers', { server, ...hints });
-    } catch (err) {
-      // Nova answers 400 for an image or flavor it does not have: the spec cannot boot, say which.
-      if (err instanceof OpenStackError && err.status === 400) throw new DriverError('invalid', `boot failed: ${err.message}`);
-      throw err;
-    }
+    const post = async () => {
+      try {
+        await this.client.post('compute', '/servers', { server, ...hints });
+      } catch (err) {
+        // Nova answers 400 for an image or flavor it does not have: the spec cannot boot, say which.
+        if (err instanceof OpenStackError && err.status === 400) throw new DriverError('invalid', `boot failed: ${err.message}`);
+        throw err;
+      }
+    };
+    // On the port the network driver made, unless another run is booting there (its server is then the one);
+    // on a network, Nova makes each copy a port of its own, and serverOf deletes the copies.
+    const port = networks[0].port;
+    await (port ? bootOnPort(this.client, port, post) : post());
     return { running: true, ready: false, limits: limitsOf(flavor) };
   }
 

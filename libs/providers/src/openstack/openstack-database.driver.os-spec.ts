@@ -1,5 +1,5 @@
 import { engineVerifier, HA_MEMBERS, memberKeyOf } from '@stratus/core';
-import { DatabaseServerSpec, DriverError, haListenerId, MARK, serversOf } from '@stratus/providers';
+import { DatabaseServerSpec, DriverError, haListenerId, MARK, NovaServer, serversOf } from '@stratus/providers';
 import { ensureUntilReady, rejection, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
@@ -86,19 +86,19 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     // Two runs of the job at once: each looks, finds nothing, and boots.
     const [a, b] = await Promise.all([driver.ensureRunning(s), driver.ensureRunning(s)]);
     expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
+    // One run claimed the port and booted; the other found the claim (or lost the compare-and-set) and booted nothing.
+    expect(await serversOf(client, s.key)).toHaveLength(1);
     expect(await ready(s)).toMatchObject({ running: true, ready: true });
-    // The next looks keep one and remove the other, once neither is still building (serverOf).
     await untilOneServerCopy(client, s.key, () => driver.observe(s.key));
     expect(await driver.ensureRunning(s)).toMatchObject({ running: true, ready: true });
     expect(await runningCopies(s.key)).toBe(1);
     expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });
 
-    const [server] = await serversOf(client, s.key);
+    // Once the copy is gone for Nova (which unbinds the port as it deletes it), the kept server holds the port.
+    const server = await theOnlyServer(s.key);
     expect(server.name).toBe(MARK.name(s.key));
-    const addresses = Object.values(server.addresses ?? {})
-      .flat()
-      .map((x) => x.addr);
-    expect(addresses).toContain(s.address);
+    expect(await portHolders(s.key)).toEqual([server.id]);
+    await waitFor('Nova to list the address', async () => addressesOf(await theOnlyServer(s.key)).includes(s.address), { timeoutMs: 60_000, intervalMs: 500 });
 
     await driver.delete(s.key);
     await driver.delete(s.key);
@@ -206,10 +206,14 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     const s = await haSpec();
     expect(await haDriver.observe(s.key)).toBeNull();
     await Promise.all([haDriver.ensureRunning(s), haDriver.ensureRunning(s), haDriver.ensureRunning(s)]);
+    // One boot per member port, however many runs raced to it.
+    expect(await Promise.all(s.memberAddresses.map(async (_, n) => (await serversOf(client, memberKeyOf(s.key, n))).length))).toEqual([1, 1, 1]);
     await haDriver.ensureRunning(s);
     const members = await Promise.all(s.memberAddresses.map((_, n) => serversOf(client, memberKeyOf(s.key, n))));
     // Two racing runs may each boot a member; the next look keeps the oldest.
     expect(members.map((servers) => servers.filter((m) => m['OS-EXT-STS:task_state'] !== 'deleting').length)).toEqual([1, 1, 1]);
+    // Each member keeps its port, whatever copy a racing run booted on it and the next look deleted.
+    for (let n = 0; n < HA_MEMBERS; n++) expect(await portHolders(memberKeyOf(s.key, n))).toEqual([(await theOnlyServer(memberKeyOf(s.key, n))).id]);
     await ready(s, haDriver);
     const observed = await haDriver.observe(s.key);
     expect(observed).toMatchObject({ running: true, ready: true, degraded: false });
@@ -258,6 +262,29 @@ async function membersGroups(key: string): Promise<Array<{ id: string; created_a
 }
 
 /** The network driver's ports of member n. */
+/** The one server of the key, once every copy a racing run booted is gone for Nova. */
+async function theOnlyServer(key: string): Promise<NovaServer> {
+  return waitFor(
+    `one server of ${key}`,
+    async () => {
+      const servers = await serversOf(client, key);
+      return servers.length === 1 && servers[0];
+    },
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+}
+
+/** The servers the key's port is bound to, as Neutron says. */
+async function portHolders(key: string): Promise<string[]> {
+  const { ports } = await client.get<{ ports: Array<{ device_id: string }> }>('network', '/ports', { query: { name: MARK.name(key) } });
+  return ports.map((p) => p.device_id);
+}
+
+const addressesOf = (server: NovaServer) =>
+  Object.values(server.addresses ?? {})
+    .flat()
+    .map((x) => x.addr);
+
 async function memberPorts(key: string, n: number): Promise<Array<{ id: string; security_groups: string[] }>> {
   const { ports } = await client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKeyOf(key, n)) } });
   return ports;

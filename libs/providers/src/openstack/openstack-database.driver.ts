@@ -9,7 +9,7 @@ import { HaMemberSecrets, readyLine, renderDatabaseCloudInit, renderHaMemberClou
 import { joinMemberGroup, keepMemberGroup, removeMemberGroup, settleMemberPorts } from './openstack-database.member-group';
 import { engineAnswers } from './openstack-database.probe';
 import { OpenStackError } from './openstack-errors';
-import { findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
+import { bootOnPort, findOrMakeServerGroup, MARK, NovaServer, removeServerGroups, serverOf, serversOf, until } from './openstack-resources';
 
 export interface OpenStackDatabaseOptions {
   /** The Debian 12 image (name or id) database servers boot from. */
@@ -270,15 +270,18 @@ export class OpenStackDatabaseDriver implements DatabaseDriver {
       user_data: Buffer.from(target.userData, 'utf8').toString('base64'),
     };
     const hints = target.group ? { 'os:scheduler_hints': { group: target.group } } : {};
-    try {
-      await this.client.post('compute', '/servers', { server, ...hints });
-    } catch (err) {
-      // A port in use by the key's own server is another run's boot that came first: that one is the server.
-      if (err instanceof OpenStackError && err.status === 409 && (await serversOf(this.client, target.key)).length > 0) return;
-      // Nova answers 400 for an image or flavor it does not have, 409 for a port in use: the spec cannot boot, say why.
-      if (err instanceof OpenStackError && (err.status === 400 || err.status === 409)) throw new DriverError('invalid', `boot of ${target.key} failed: ${err.message}`);
-      throw err;
-    }
+    // Unless another run is booting on the port (then its server is the one).
+    await bootOnPort(this.client, port, async () => {
+      try {
+        await this.client.post('compute', '/servers', { server, ...hints });
+      } catch (err) {
+        // A port in use by the key's own server is another run's boot that came first: that one is the server.
+        if (err instanceof OpenStackError && err.status === 409 && (await serversOf(this.client, target.key)).length > 0) return;
+        // Nova answers 400 for an image or flavor it does not have, 409 for a port in use: the spec cannot boot, say why.
+        if (err instanceof OpenStackError && (err.status === 400 || err.status === 409)) throw new DriverError('invalid', `boot of ${target.key} failed: ${err.message}`);
+        throw err;
+      }
+    });
   }
 
   /**

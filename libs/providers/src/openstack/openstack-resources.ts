@@ -62,14 +62,15 @@ export async function portsOf<P extends { name: string }>(client: OpenStackClien
 
 /**
  * The server of a resource id, or null; extra copies left by a racing
- * repeat are deleted here. Of copies, one that is not in ERROR is kept: two
- * boots on one port both pass Nova's API, and the one that comes second to
- * the port fails on the host. Nova deletes a server by unbinding every port
- * that names it, and the resource's port (named for its id) may name a copy
- * that is not kept: one that came up too (each host took the port before it
- * saw the other), which is then the one kept, or one that took the port and
- * then failed (ERROR), from which the port is moved to the kept copy before
- * that copy goes. Either way the kept server keeps its port.
+ * repeat are deleted here. Racing runs boot copies on a network, each with
+ * a port Nova makes for it; on the resource's own port only one run boots
+ * (bootOnPort), unless a claim was taken over from a run that was only
+ * slow. For such copies on one port, one that is not in ERROR is kept: the
+ * copy that comes second to the port fails on the host; and where both came
+ * up (each host took the port before it saw the other), the one the port
+ * names is kept. Deleting the other unbinds the port all the same (Nova
+ * unbinds the ports a deleted server's cache lists), which is why the
+ * claim exists.
  */
 export async function serverOf(client: OpenStackClient, id: string): Promise<NovaServer | null> {
   const servers = await serversOf(client, id);
@@ -86,6 +87,54 @@ export async function serverOf(client: OpenStackClient, id: string): Promise<Nov
   for (const extra of servers) if (extra.id !== kept.id) await client.delete('compute', `/servers/${extra.id}`);
   return kept;
 }
+
+/**
+ * Boots a resource's server on its port (`boot`, a POST /servers naming
+ * it) unless another run of the job is doing so; false when one is.
+ *
+ * Two runs that each look and find no server would otherwise both boot on
+ * the port: Nova's API takes both, and whichever copy serverOf later
+ * deletes, Nova unbinds the port as it deletes it (every port it did not
+ * make that the copy's network cache lists, whichever server the port
+ * names by then), so the server kept would lose its address. So a run
+ * first claims the port with Neutron's compare-and-set (the port's
+ * description, written under `If-Match` on the revision it read): of runs
+ * racing, one writes; the others see the claim, or a 412, and answer that
+ * the server is booting, which their next look finds. A claim older than
+ * BOOT_CLAIM_MS is taken over (its run died before it booted); a boot
+ * Nova refuses gives the claim back, so a repeat says why at once.
+ */
+export async function bootOnPort(client: OpenStackClient, portId: string, boot: () => Promise<void>): Promise<boolean> {
+  const { port } = await client.get<{ port: { description?: string; revision_number: number } }>('network', `/ports/${portId}`);
+  const description = port.description ?? '';
+  const claim = BOOT_CLAIM.exec(description);
+  if (claim && Date.now() - Date.parse(claim[1]) < BOOT_CLAIM_MS) return false;
+  const unclaimed = description.replace(BOOT_CLAIM, '');
+  try {
+    await client.put(
+      'network',
+      `/ports/${portId}`,
+      { port: { description: `${unclaimed}; boot claimed ${new Date().toISOString()}` } },
+      { headers: { 'If-Match': `revision_number=${port.revision_number}` } },
+    );
+  } catch (err) {
+    if (err instanceof OpenStackError && err.status === 412) return false;
+    throw err;
+  }
+  try {
+    await boot();
+  } catch (err) {
+    await client.put('network', `/ports/${portId}`, { port: { description: unclaimed } }).catch(() => undefined);
+    throw err;
+  }
+  return true;
+}
+
+/** How a claim reads at the end of the port's description. */
+const BOOT_CLAIM = /; boot claimed (\S+)$/;
+
+/** How long a claim holds: far longer than a run takes from its claim to Nova's answer to its boot. */
+const BOOT_CLAIM_MS = 120_000;
 
 /** Polls `look` until it answers non-null/true, for at most `timeoutMs`; then a retryable error that says what was awaited. */
 export async function until<T>(what: string, look: () => Promise<T | null | false>, timeoutMs: number, intervalMs = 500): Promise<T> {
