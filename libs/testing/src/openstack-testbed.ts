@@ -52,6 +52,12 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
 
 /** The testbed's tenant network (scripts/openstack-testbed/seed.py), where servers go. */
 export const TESTBED_NETWORK = 'stratus-net';
+/** The id of the testbed's tenant network, where the network driver makes the ports of tests. */
+export async function testbedNetworkId(client: OpenStackClient = testbedClient()): Promise<string> {
+  const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: TESTBED_NETWORK } });
+  return networks[0].id;
+}
+
 /** Its subnet: Neutron gives .2-.199 to ports; .200-.254 are left for VIPs that tests name (seed.py). */
 const TESTBED_SUBNET = '10.0.0.0/24';
 

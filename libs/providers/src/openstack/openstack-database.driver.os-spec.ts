@@ -1,6 +1,6 @@
 import { engineVerifier, HA_MEMBERS, memberKeyOf } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, haListenerId, MARK, NovaServer, serversOf } from '@stratus/providers';
-import { ensureUntilReady, rejection, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
+import { ensureUntilReady, rejection, runningServerCopies, testbedClient, testbedNetworkId, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomInt, randomUUID } from 'node:crypto';
 import { parse } from 'yaml';
 import { VERIFIER_METADATA_KEY } from './openstack-database.cloud-init';
@@ -31,8 +31,7 @@ const made: string[] = [];
 let networkId: string;
 
 beforeAll(async () => {
-  const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
-  networkId = networks[0].id;
+  networkId = await testbedNetworkId(client);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { engineVerifier } from '@stratus/core';
 import { DatabaseServerSpec, DriverError, InstanceSpec, MARK, NOVA_MICROVERSION, OpenStackClient, serversOf } from '@stratus/providers';
-import { DriverContractSubject, driverContract, runningServerCopies, testbedClient, untilOneServerCopy, waitFor } from '@stratus/testing';
+import { DriverContractSubject, driverContract, runningServerCopies, testbedClient, testbedNetworkId, untilOneServerCopy, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackCatalogDriver } from './openstack-catalog.driver';
 import { OpenStackComputeDriver } from './openstack-compute.driver';
@@ -40,7 +40,7 @@ const databaseKeys: string[] = [];
 async function databaseSpec(): Promise<DatabaseServerSpec> {
   const key = `postgres-${randomUUID()}`;
   databaseKeys.push(key);
-  const address = await network.ensureAddress({ id: key, networkId: await networkId('stratus-net'), cidr: '10.0.0.0/24', kind: 'postgres' });
+  const address = await network.ensureAddress({ id: key, networkId: await testbedNetworkId(client), cidr: '10.0.0.0/24', kind: 'postgres' });
   return {
     key,
     engine: 'postgres',
@@ -127,7 +127,7 @@ const subject: DriverContractSubject = {
         name: MARK.name(s.id),
         imageRef: s.imageId,
         flavorRef: await flavorId(s.flavor.ramMb),
-        networks: [{ uuid: await networkId('stratus-net') }],
+        networks: [{ uuid: await testbedNetworkId(client) }],
         metadata: { [MARK.idKey]: s.id },
         tags: [MARK.managedTag, MARK.idTag(s.id)],
       },
@@ -179,11 +179,6 @@ const subject: DriverContractSubject = {
 async function flavorId(ramMb: number): Promise<string> {
   const { flavors } = await client.get<{ flavors: Array<{ id: string; ram: number; vcpus: number }> }>('compute', '/flavors/detail');
   return flavors.find((f) => f.ram === ramMb && f.vcpus === 1)!.id;
-}
-
-async function networkId(name: string): Promise<string> {
-  const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name } });
-  return networks[0].id;
 }
 
 driverContract('openstack', () => subject, { skip: ['usage', 'snapshots', 'volume-create-halfway'] });
@@ -253,8 +248,8 @@ describe('openstack compute, beyond the contract', () => {
 
   it('boots the server on the port the network driver made for it', async () => {
     const s = spec();
-    const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
-    const address = await network.ensureAddress({ id: s.id, networkId: networks[0].id, cidr: '10.0.0.0/24', kind: 'instance' });
+    const networkId = await testbedNetworkId(client);
+    const address = await network.ensureAddress({ id: s.id, networkId, cidr: '10.0.0.0/24', kind: 'instance' });
     const { ports } = await client.get<{ ports: Array<{ id: string; device_id: string }> }>('network', '/ports', { query: { name: MARK.name(s.id) } });
     await waitFor('the server to boot', async () => (await compute.create(s)).ready, { timeoutMs: 120_000, intervalMs: 500 });
     const [server] = await serversOf(client, s.id);
@@ -278,11 +273,11 @@ describe('openstack compute: keypair and security groups', () => {
     const { security_group: group } = await client.post<{ security_group: { id: string; name: string } }>('network', '/security-groups', {
       security_group: { name: `test-${randomUUID()}` },
     });
-    const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
+    const networkId = await testbedNetworkId(client);
     const onPort = { ...spec(), keyName: keypair, securityGroupIds: [group.id] };
     const onNetwork = { ...spec(), keyName: keypair, securityGroupIds: [group.id] };
     try {
-      await network.ensureAddress({ id: onPort.id, networkId: networks[0].id, cidr: '10.0.0.0/24', kind: 'instance' });
+      await network.ensureAddress({ id: onPort.id, networkId, cidr: '10.0.0.0/24', kind: 'instance' });
       for (const s of [onPort, onNetwork]) await waitFor('the server to boot', async () => (await compute.create(s)).ready, { timeoutMs: 120_000, intervalMs: 500 });
       for (const s of [onPort, onNetwork]) {
         const [server] = await serversOf(client, s.id);
@@ -322,8 +317,8 @@ describe('openstack catalog', () => {
 
 describe('openstack network: floating IPs', () => {
   it('one floating IP per resource on its port, the same on every repeat; released with the port or alone', async () => {
-    const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
-    const req = { id: randomUUID(), networkId: networks[0].id, cidr: '10.0.0.0/24', kind: 'instance' };
+    const networkId = await testbedNetworkId(client);
+    const req = { id: randomUUID(), networkId, cidr: '10.0.0.0/24', kind: 'instance' };
     await expect(network.ensureFloatingIp(req.id)).rejects.toMatchObject({ code: 'not_found' });
     await network.ensureAddress(req);
     const [a, b] = await Promise.all([network.ensureFloatingIp(req.id), network.ensureFloatingIp(req.id)]);

@@ -1,4 +1,4 @@
-import { testbedClient } from '@stratus/testing';
+import { testbedClient, testbedNetworkId } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { OpenStackNetworkDriver } from './openstack-network.driver';
 import { bootOnPort, MARK } from './openstack-resources';
@@ -10,8 +10,7 @@ const made: string[] = [];
 let networkId: string;
 
 beforeAll(async () => {
-  const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: 'stratus-net' } });
-  networkId = networks[0].id;
+  networkId = await testbedNetworkId(client);
 });
 
 afterAll(async () => {
