@@ -82,7 +82,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
   it("boots one server on the key's port however often, and however racing, the job runs; delete leaves nothing", async () => {
     const s = await spec();
     expect(await driver.observe(s.key)).toBeNull();
-    // Two runs of the job at once: each looks, finds nothing, and boots.
+    // Two runs of the job at once: each looks, finds nothing, and would boot.
     const [a, b] = await Promise.all([driver.ensureRunning(s), driver.ensureRunning(s)]);
     expect([a.running, a.ready, b.running, b.ready]).toEqual([true, false, true, false]);
     // One run claimed the port and booted; the other found the claim (or lost the compare-and-set) and booted nothing.
@@ -93,7 +93,7 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect(await runningCopies(s.key)).toBe(1);
     expect(await driver.observe(s.key)).toEqual({ running: true, ready: true });
 
-    // Once the copy is gone for Nova (which unbinds the port as it deletes it), the kept server holds the port.
+    // Had a copy been booted on the port, deleting it would have unbound the port (Nova): the server left holds it.
     const server = await theOnlyServer(s.key);
     expect(server.name).toBe(MARK.name(s.key));
     expect(await portHolders(s.key)).toEqual([server.id]);
@@ -209,9 +209,8 @@ describe('openstack managed databases (testbed, OPENSTACK_DATA_PATH=false)', () 
     expect(await Promise.all(s.memberAddresses.map(async (_, n) => (await serversOf(client, memberKeyOf(s.key, n))).length))).toEqual([1, 1, 1]);
     await haDriver.ensureRunning(s);
     const members = await Promise.all(s.memberAddresses.map((_, n) => serversOf(client, memberKeyOf(s.key, n))));
-    // Two racing runs may each boot a member; the next look keeps the oldest.
     expect(members.map((servers) => servers.filter((m) => m['OS-EXT-STS:task_state'] !== 'deleting').length)).toEqual([1, 1, 1]);
-    // Each member keeps its port, whatever copy a racing run booted on it and the next look deleted.
+    // Each member holds its port.
     for (let n = 0; n < HA_MEMBERS; n++) expect(await portHolders(memberKeyOf(s.key, n))).toEqual([(await theOnlyServer(memberKeyOf(s.key, n))).id]);
     await ready(s, haDriver);
     const observed = await haDriver.observe(s.key);
@@ -260,8 +259,7 @@ async function membersGroups(key: string): Promise<Array<{ id: string; created_a
   return security_groups.filter((g) => g.name === memberGroupName(key));
 }
 
-/** The network driver's ports of member n. */
-/** The one server of the key, once every copy a racing run booted is gone for Nova. */
+/** The one server of the key, once any copy a racing run booted is gone for Nova. */
 async function theOnlyServer(key: string): Promise<NovaServer> {
   return waitFor(
     `one server of ${key}`,
@@ -284,6 +282,7 @@ const addressesOf = (server: NovaServer) =>
     .flat()
     .map((x) => x.addr);
 
+/** The network driver's ports of member n. */
 async function memberPorts(key: string, n: number): Promise<Array<{ id: string; security_groups: string[] }>> {
   const { ports } = await client.get<{ ports: Array<{ id: string; security_groups: string[] }> }>('network', '/ports', { query: { name: MARK.name(memberKeyOf(key, n)) } });
   return ports;
