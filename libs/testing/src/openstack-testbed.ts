@@ -52,14 +52,14 @@ const UNSET: Parameters<typeof resolveCloud>[0] = {
 
 /** The testbed's tenant network (scripts/openstack-testbed/seed.py), where servers go. */
 export const TESTBED_NETWORK = 'stratus-net';
+/** Its subnet: Neutron gives .2-.199 to ports; .200-.254 are left for VIPs that tests name (seed.py). */
+const TESTBED_SUBNET = '10.0.0.0/24';
+
 /** The id of the testbed's tenant network, where the network driver makes the ports of tests. */
-export async function testbedNetworkId(client: OpenStackClient = testbedClient()): Promise<string> {
+export async function testbedNetworkId(client: OpenStackClient): Promise<string> {
   const { networks } = await client.get<{ networks: Array<{ id: string }> }>('network', '/networks', { query: { name: TESTBED_NETWORK } });
   return networks[0].id;
 }
-
-/** Its subnet: Neutron gives .2-.199 to ports; .200-.254 are left for VIPs that tests name (seed.py). */
-const TESTBED_SUBNET = '10.0.0.0/24';
 
 /**
  * Where the gateway's routes and the proxy hosts' HTTP listener listen on

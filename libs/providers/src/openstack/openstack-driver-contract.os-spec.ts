@@ -246,11 +246,14 @@ describe('openstack compute, beyond the contract', () => {
     expect(await named()).toHaveLength(0);
   });
 
-  it('boots the server on the port the network driver made for it', async () => {
+  it('boots the server on the port the network driver made for it, once however racing the job runs', async () => {
     const s = spec();
     const networkId = await testbedNetworkId(client);
     const address = await network.ensureAddress({ id: s.id, networkId, cidr: '10.0.0.0/24', kind: 'instance' });
     const { ports } = await client.get<{ ports: Array<{ id: string; device_id: string }> }>('network', '/ports', { query: { name: MARK.name(s.id) } });
+    // Two runs at once: one claims the port and boots, the other boots nothing (bootOnPort).
+    await Promise.all([compute.create(s), compute.create(s)]);
+    expect(await serversOf(client, s.id)).toHaveLength(1);
     await waitFor('the server to boot', async () => (await compute.create(s)).ready, { timeoutMs: 120_000, intervalMs: 500 });
     const [server] = await serversOf(client, s.id);
     expect(
