@@ -43,6 +43,7 @@ export * from './database/hot-queries';
 export * from './database/keyset-page';
 export * from './database/change-channel';
 export * from './database/constraint-violation';
+export * from './database/postgres-unreachable';
 export * from './system/system-user';
 export * from './errors/domain-errors';
 export * from './outbox/job-outbox';

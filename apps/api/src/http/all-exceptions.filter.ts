@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { DomainError, DomainErrorKind } from '@stratus/core';
+import { DomainError, DomainErrorKind, looksLikePostgresUnreachable, postgresPort } from '@stratus/core';
 import { RedisUnavailableError } from '@stratus/queue';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './error-envelope';
@@ -36,7 +36,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly databasePort: number;
 
   constructor(databaseUrl: string) {
-    this.databasePort = Number(new URL(databaseUrl).port || 5432);
+    this.databasePort = postgresPort(databaseUrl);
   }
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -83,24 +83,10 @@ export function toEnvelope(exception: unknown): [number, ReturnType<typeof envel
   return [500, envelope(500, 'internal error')];
 }
 
-/** Connection-level SQLSTATEs: the server is gone, going, starting, or full. */
-const POSTGRES_UNAVAILABLE = /^(08|57P0[1-3]|53300)/;
-const POSTGRES_CLIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|is not queryable/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /** Which dependency the failure says is out of reach, if any. */
 export function unavailableDependency(exception: unknown, databasePort: number): 'PostgreSQL' | 'Redis' | null {
   if (exception instanceof RedisUnavailableError) return 'Redis';
-  if (typeof exception !== 'object' || exception === null) return null;
-  // TypeORM wraps what pg throws during a query; a failed connect comes unwrapped.
-  for (const err of [exception, (exception as { driverError?: unknown }).driverError]) {
-    if (typeof err !== 'object' || err === null) continue;
-    const { code, message, port } = err as { code?: unknown; message?: unknown; port?: unknown };
-    if (typeof code === 'string' && POSTGRES_UNAVAILABLE.test(code) && 'severity' in err) return 'PostgreSQL';
-    if (typeof message === 'string' && POSTGRES_CLIENT_MESSAGES.test(message)) return 'PostgreSQL';
-    if (typeof code === 'string' && NETWORK_CODES.has(code) && port === databasePort) return 'PostgreSQL';
-  }
-  return null;
+  return looksLikePostgresUnreachable(exception, databasePort) ? 'PostgreSQL' : null;
 }
 
 function isEnvelope(value: object): value is ReturnType<typeof envelope> {
