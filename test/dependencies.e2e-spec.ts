@@ -190,6 +190,12 @@ describe('dependencies: fail fast without Redis or PostgreSQL', () => {
     await pg.start();
 
     for (const id of ids) expect((await waitForInstance(api, id, ['ACTIVE', 'ERROR'], 240_000)).status).toBe('ACTIVE');
+    // Failing on PostgreSQL spent no attempt: a job waits for it instead (OwnDatabase), so every
+    // build completed on its first attempt, and an outage longer than the retries fails none.
+    const attempts = await stack.withQueues([QUEUES.instances], ([queue]) =>
+      Promise.all(ids.map(async (id) => (await queue.getJob(resourceJobId('instance.create', id, 1)))?.attemptsMade)),
+    );
+    expect(attempts).toEqual(ids.map(() => 1));
     const built = await waitForCluster(api, cluster.body.id, ['CREATE_COMPLETE'], 240_000);
     expect(built.members).toHaveLength(2);
     // The process table is the truth: one supervised process per instance, however often its job ran, and none for an instance PostgreSQL does not know.

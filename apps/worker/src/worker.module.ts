@@ -18,6 +18,7 @@ import { RoutesReconciler } from './gateway/routes.reconciler';
 import { InstancesProcessor } from './instances/instances.processor';
 import { InstancesReconciler } from './instances/instances.reconciler';
 import { JobLogging } from './jobs/job-handlers';
+import { OwnDatabase } from './jobs/own-database';
 import { ResourceTurns } from './jobs/resource-turns';
 import { PacketFilterSync } from './security-groups/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
@@ -34,6 +35,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
   imports: [ConfigModule, LoggingModule.forRoot('worker'), DatabaseModule, QueueModule.register(), CoreModule.register({ outbox: OutboxService, shadowedByWildcard })],
   providers: [
     JobLogging,
+    OwnDatabase,
     PacketFilterSync,
     ResourceTurns,
     IdempotencyKeys,

@@ -84,7 +84,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
   }
 
   process(job: Job, token?: string): Promise<unknown> {
-    return delayWhileNotReady(job, token, MEMBER_RECHECK, () => runHandler(this.handlers, job));
+    return delayWhileNotReady(job, token, MEMBER_RECHECK, () => runHandler(this.handlers, job, token));
   }
 
   /** Attempts exhausted on a retryable error: the build fails (a heal is tried again by the reconciler). */

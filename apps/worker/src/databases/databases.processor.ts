@@ -66,7 +66,7 @@ export class DatabasesProcessor extends WorkerHost implements OnModuleInit, OnAp
 
   process(job: Job, token?: string): Promise<unknown> {
     // Every step in the database's turn: a delete never overlaps a step that starts its server.
-    return delayWhileNotReady(job, token, START_RECHECK, () => this.turns.database(job.data.databaseId, () => runHandler(this.handlers, job)));
+    return delayWhileNotReady(job, token, START_RECHECK, () => this.turns.database(job.data.databaseId, () => runHandler(this.handlers, job, token)));
   }
 
   /** Attempts exhausted on a retryable error: the server will not come up. */

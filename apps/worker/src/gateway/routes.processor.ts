@@ -98,7 +98,7 @@ export class RoutesProcessor extends WorkerHost implements OnModuleInit, OnAppli
   }
 
   process(job: Job, token?: string): Promise<unknown> {
-    return delayWhileNotReady(job, token, RECHECK, () => runHandler(this.handlers, job));
+    return delayWhileNotReady(job, token, RECHECK, () => runHandler(this.handlers, job, token));
   }
 
   /**

@@ -59,7 +59,7 @@ export class InstancesProcessor extends WorkerHost implements OnModuleInit {
   }
 
   process(job: Job, token?: string): Promise<unknown> {
-    return delayWhileNotReady(job, token, BOOT_RECHECK, () => runHandler(this.handlers, job));
+    return delayWhileNotReady(job, token, BOOT_RECHECK, () => runHandler(this.handlers, job, token));
   }
 
   /** Attempts exhausted on a retryable error: the instance will not build. */

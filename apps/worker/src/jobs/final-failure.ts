@@ -12,10 +12,11 @@ function finallyFailed(job: Job | undefined): job is Job {
 /**
  * The method says what a resource becomes when its job's last attempt
  * failed. It runs as BullMQ's `failed` listener, which nothing awaits: an
- * error thrown there (PostgreSQL away at that moment, as when an outage
- * outlasts the retries) would be an unhandled rejection and end the worker
- * process, and every job failing for good during the outage would end the
- * next one. So it is logged instead; the row keeps its status and its
+ * error thrown there (PostgreSQL gone since the last attempt failed on
+ * something else; a job that fails on PostgreSQL itself waits for it, see
+ * OwnDatabase) would be an unhandled rejection and end the worker process,
+ * and every job failing for good during the outage would end the next
+ * one. So it is logged instead; the row keeps its status and its
  * reconciler runs the failed job again (ensureJob), which ends it
  * either way once PostgreSQL answers. Earlier attempts do not call it.
  */

@@ -1,8 +1,9 @@
 import { Injectable, Logger as NestLogger } from '@nestjs/common';
-import { Job, UnrecoverableError } from 'bullmq';
+import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { storage, Store } from 'nestjs-pino/storage';
 import { JobName, JobPayload, jobsOfQueue, JobsOf, QueueName } from '@stratus/queue';
+import { ownDatabaseWait } from './own-database';
 
 /** One handler per job of a queue; the compiler checks the set is complete. */
 export type JobHandlers<Q extends QueueName> = { [N in JobsOf<Q>]: (data: JobPayload<N>, job: Job) => Promise<unknown> };
@@ -39,11 +40,24 @@ export class JobLogging {
   }
 }
 
-/** Runs the job's handler with a logger bound to the job, so every line it logs names the job. */
-export function runHandler<Q extends QueueName>(handlers: JobHandlers<Q>, job: Job): Promise<unknown> {
+/**
+ * Runs the job's handler with a logger bound to the job, so every line it
+ * logs names the job. A handler that failed because our PostgreSQL is out
+ * of reach sends its job back to the delayed set without spending an
+ * attempt (OwnDatabase), when given the worker's token; without one (the
+ * maintenance jobs, whose next period is their retry) it fails.
+ */
+export async function runHandler<Q extends QueueName>(handlers: JobHandlers<Q>, job: Job, token?: string): Promise<unknown> {
   const handler = (handlers as Record<string, (data: unknown, job: Job) => Promise<unknown>>)[job.name];
   if (!handler) throw new UnrecoverableError(`no handler for job ${job.name}`);
-  if (!jobLogRoot) return handler(job.data, job);
-  const logger = jobLogRoot.child({ job_id: job.id, job_name: job.name, attempt: job.attemptsMade + 1 });
-  return storage.run(new Store(logger), () => handler(job.data, job));
+  try {
+    if (!jobLogRoot) return await handler(job.data, job);
+    const logger = jobLogRoot.child({ job_id: job.id, job_name: job.name, attempt: job.attemptsMade + 1 });
+    return await storage.run(new Store(logger), () => handler(job.data, job));
+  } catch (err) {
+    const waitMs = token ? await ownDatabaseWait(err) : null;
+    if (waitMs === null) throw err;
+    await job.moveToDelayed(Date.now() + waitMs, token);
+    throw new DelayedError();
+  }
 }

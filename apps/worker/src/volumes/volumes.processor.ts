@@ -39,7 +39,7 @@ export class VolumesProcessor extends WorkerHost {
 
   async process(job: Job, token?: string): Promise<unknown> {
     try {
-      return await runHandler(this.handlers, job);
+      return await runHandler(this.handlers, job, token);
     } catch (err) {
       if (!(err instanceof InstanceBuilding) || !token) throw err;
       // BullMQ's way to wait without spending an attempt: the job is delayed and comes back.
