@@ -1,5 +1,5 @@
 import { IdempotencyKey, IdempotencyKeys } from '@stratus/core';
-import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, HttpClient, recordIssuedPassword, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
+import { createTenant, DB_PLACEMENT, DEMO_INSTANCE, HttpClient, recordIssuedPassword, Reply, Tenant, TestStack, testDataSource, waitFor } from '@stratus/testing';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 
@@ -35,6 +35,37 @@ describe('Idempotency-Key on creates', () => {
 
   const cachesNamed = (name: string, projectId = owner.projectId) => db.query(`SELECT id FROM managed_databases WHERE project_id = $1 AND name = $2`, [projectId, name]);
   const volumesNamed = (name: string, projectId = owner.projectId) => db.query(`SELECT id FROM volumes WHERE project_id = $1 AND name = $2`, [projectId, name]);
+
+  /**
+   * Sends a volume create with `key` while inserts into volumes wait, so it
+   * claims its key and cannot commit; runs `meanwhile` with its claim, then
+   * lets it go and returns its answer.
+   */
+  async function heldCreate(key: string, name: string, meanwhile: (claim: IdempotencyKey) => Promise<void>): Promise<Reply> {
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    let first!: Promise<Reply>;
+    try {
+      await runner.query('LOCK TABLE volumes IN EXCLUSIVE MODE');
+      first = cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+      await meanwhile(await claimOf(key));
+    } finally {
+      await runner.commitTransaction();
+      await runner.release();
+    }
+    return first;
+  }
+
+  const claimOf = (key: string, other?: IdempotencyKey) =>
+    waitFor(
+      other ? 'the claim to change hands' : 'a request to claim its key',
+      async () => {
+        const claim = await db.getRepository(IdempotencyKey).findOneBy({ key });
+        return claim && claim.holder !== other?.holder ? claim : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
 
   it('replays the first answer to the same key and body: one resource, the password replaced by a note', async () => {
     const key = newKey();
@@ -73,27 +104,12 @@ describe('Idempotency-Key on creates', () => {
   it('answers 409 to a retry while the first request is still running, then replays its answer', async () => {
     const key = newKey();
     const name = nameOf(key);
-    // Holding inserts into volumes keeps the first create running, after it has claimed its key.
-    const runner = db.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
-    let first: ReturnType<HttpClient['post']> | undefined;
-    try {
-      await runner.query('LOCK TABLE volumes IN EXCLUSIVE MODE');
-      first = cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
-      await waitFor('the first request to claim its key', async () => (await db.getRepository(IdempotencyKey).findOneBy({ key })) ?? undefined, {
-        timeoutMs: 60_000,
-        intervalMs: 20,
-      });
+    const answered = await heldCreate(key, name, async () => {
       const retry = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
       expect(retry.status).toBe(409);
       expect(retry.body.error.message).toContain('still in progress');
       expect(retry.headers.get('retry-after')).toBe('1');
-    } finally {
-      await runner.commitTransaction();
-      await runner.release();
-    }
-    const answered = await first;
+    });
     expect(answered.status).toBe(201);
     const replay = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
     expect(replay.status).toBe(201);
@@ -156,17 +172,39 @@ describe('Idempotency-Key on creates', () => {
     const seen = newKey();
     expect((await cloud.post('/api/cloud/volumes/create', { name: nameOf(seen), size: 1 }, { 'idempotency-key': seen })).status).toBe(201);
     const [{ scope }] = await db.query(`SELECT scope FROM idempotency_keys WHERE key = $1`, [seen]);
-    // What a process that died mid-create leaves: a claim with no answer and no commit, past the stale time.
+    // What a process that died mid-create leaves: a claim with no answer and no commit, 30 s old and a little more.
     const key = newKey();
     const name = nameOf(key);
     await db.query(
-      `INSERT INTO idempotency_keys (scope, key, fingerprint, created_at, expires_at) VALUES ($1, $2, 'left by a process that died', now() - interval '1 hour', now() + interval '1 day')`,
-      [scope, key],
+      `INSERT INTO idempotency_keys (scope, key, fingerprint, holder, created_at, expires_at)
+       VALUES ($1, $2, 'left by a process that died', $3, now() - interval '40 seconds', now() + interval '1 day')`,
+      [scope, key, randomUUID()],
     );
     const retry = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('false');
     expect(await volumesNamed(name)).toHaveLength(1);
+  });
+
+  it('makes the resource once when a retry takes over the claim of a first request still running: the first fails at its commit', async () => {
+    const key = newKey();
+    const name = nameOf(key);
+    let retry: Promise<Reply> | undefined;
+    const first = await heldCreate(key, name, async (claim) => {
+      // Held up past the takeover time, as a request stuck that long looks dead.
+      await db.query(`UPDATE idempotency_keys SET created_at = now() - interval '1 minute' WHERE key = $1`, [key]);
+      retry = cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+      await claimOf(key, claim);
+    });
+    const retried = await retry!;
+    expect(retried.status).toBe(201);
+    expect(first.status).toBe(409);
+    expect(first.body.error.message).toContain('took its claim over');
+    expect(await volumesNamed(name)).toEqual([{ id: retried.body.id }]);
+    // The first's failure released nothing of the retry's claim: its answer is kept and replayed.
+    const replay = await cloud.post('/api/cloud/volumes/create', { name, size: 1 }, { 'idempotency-key': key });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(retried.body);
   });
 
   it('runs many concurrent retries of one key once', async () => {

@@ -2391,7 +2391,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2699,7 +2699,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3463,7 +3463,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description port used by another route, or held by another process on the gateway host; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description port used by another route, or held by another process on the gateway host; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3670,7 +3670,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the name is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the name is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4354,7 +4354,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has a database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the project has a database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -4849,7 +4849,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has a cache instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the project has a cache instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5335,7 +5335,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has a relational database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the project has a relational database of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -5830,7 +5830,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the project has an analytics instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the project has an analytics instance of that name; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6316,7 +6316,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -6446,7 +6446,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelopeView'];
         };
       };
-      /** @description the instance is not ACTIVE, or already a member of a cluster; or the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After) */
+      /** @description the instance is not ACTIVE, or already a member of a cluster; or the dnsName is taken; or a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource) */
       409: {
         headers: {
           [name: string]: unknown;

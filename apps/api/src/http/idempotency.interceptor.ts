@@ -92,17 +92,16 @@ export class IdempotencyInterceptor implements NestInterceptor {
         reply.header(REPLAYED_HEADER, 'true');
         return claim.response;
     }
+    const held = { scope, key, holder: claim.holder };
     let answer: unknown;
     try {
-      answer = await withIdempotencyClaim({ scope, key }, () => lastValueFrom(next.handle()));
+      answer = await withIdempotencyClaim(held, () => lastValueFrom(next.handle()));
     } catch (err) {
-      await this.keys.release(scope, key).catch((releaseErr) => this.logger.warn({ err: String(releaseErr) }, 'could not release an idempotency key; it frees itself when stale'));
+      await this.keys.release(held).catch((releaseErr) => this.logger.warn({ err: String(releaseErr) }, 'could not release an idempotency key; it frees itself when stale'));
       throw err;
     }
     // The resource exists now: a failure to keep the answer must not turn its create into an error the client would retry.
-    await this.keys
-      .complete(scope, key, status, withoutPasswords(answer))
-      .catch((err) => this.logger.warn({ err: String(err) }, 'could not keep the answer of an idempotent create'));
+    await this.keys.complete(held, status, withoutPasswords(answer)).catch((err) => this.logger.warn({ err: String(err) }, 'could not keep the answer of an idempotent create'));
     reply.header(REPLAYED_HEADER, 'false');
     return answer;
   }

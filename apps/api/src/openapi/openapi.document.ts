@@ -39,7 +39,11 @@ function idempotent(responses: ResponsesObject): void {
     responses[status] = { description: existing && 'description' in existing ? `${existing.description}; or ${description}` : description };
   };
   add('400', 'a malformed Idempotency-Key');
-  add('409', 'a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After)');
+  add(
+    '409',
+    'a request with the same Idempotency-Key is still in progress (Retry-After says when to retry), or made its resource but lost its answer (no Retry-After); ' +
+      'or this request was held up 30 s before its create and a retry with its key took over (the retry makes the resource)',
+  );
   add('422', 'the Idempotency-Key was first used with another body or route');
 }
 

@@ -21,6 +21,13 @@ export class IdempotencyKey {
   @Column({ type: 'text' })
   fingerprint: string;
 
+  /**
+   * The request that holds the claim, a random id of its own; a retry that
+   * takes a stale claim over replaces it (IdempotencyKeys.claim).
+   */
+  @Column({ type: 'uuid', nullable: true })
+  holder: string | null;
+
   @Column({ name: 'status_code', type: 'integer', nullable: true })
   statusCode: number | null;
 
