@@ -39,12 +39,11 @@ export interface HeldClaim {
   holder: string;
 }
 
-/** The claim of the request, and whether a commit of it has marked it already. */
-const heldClaims = new AsyncLocalStorage<HeldClaim & { marked: boolean }>();
+const heldClaims = new AsyncLocalStorage<HeldClaim>();
 
 /** Runs a create holding the claim of `scope` and `key`: its transaction's commit marks the claim (IdempotentCommits). */
 export function withIdempotencyClaim<T>(claim: HeldClaim, create: () => Promise<T>): Promise<T> {
-  return heldClaims.run({ ...claim, marked: false }, create);
+  return heldClaims.run(claim, create);
 }
 
 /**
@@ -52,26 +51,28 @@ export function withIdempotencyClaim<T>(claim: HeldClaim, create: () => Promise<
  * that transaction, just before its COMMIT: the create and the mark are
  * one, whatever happens after. Every create writes its resource in a
  * transaction, so this needs no code in each lifecycle; outside an
- * idempotent request it does nothing, and so do the request's later
- * commits (a route removed when its bind failed). A claim a retry took
- * over is no longer this request's to mark: the transaction fails instead
- * of committing, and the resource is the retry's to make.
+ * idempotent request it does nothing, and a later commit of the request
+ * keeps the first one's time. A claim a retry took over is no longer this
+ * request's: its transaction fails instead of committing, and the
+ * resource is the retry's to make.
  */
 @EventSubscriber()
 export class IdempotentCommits implements EntitySubscriberInterface {
   /** Not async: every commit of the process passes here, and most hold no claim. */
   beforeTransactionCommit(event: TransactionCommitEvent): Promise<unknown> | void {
     const claim = heldClaims.getStore();
-    if (!claim || claim.marked) return;
+    if (!claim) return;
+    // The SELECT reads the row as it was before the UPDATE, which leaves the holder as it is.
     return event.queryRunner
       .query(
-        `UPDATE "idempotency_keys" SET "committed_at" = now()
-         WHERE "scope" = $1 AND "key" = $2 AND "holder" = $3 AND "status_code" IS NULL AND "committed_at" IS NULL`,
+        `WITH "marked" AS (
+           UPDATE "idempotency_keys" SET "committed_at" = COALESCE("committed_at", now())
+           WHERE "scope" = $1 AND "key" = $2 AND "holder" = $3 AND "status_code" IS NULL RETURNING 1)
+         SELECT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "scope" = $1 AND "key" = $2 AND "holder" IS DISTINCT FROM $3) AS "taken"`,
         [claim.scope, claim.key, claim.holder],
       )
-      .then(([, marked]: [unknown, number]) => {
-        if (marked !== 1) throw new Conflict('a retry with this Idempotency-Key took its claim over while this request ran; the retry makes the resource');
-        claim.marked = true;
+      .then(([{ taken }]: Array<{ taken: boolean }>) => {
+        if (taken) throw new Conflict('a retry with this Idempotency-Key took its claim over while this request ran; the retry makes the resource');
       });
   }
 }
