@@ -25,6 +25,7 @@ import { Queue } from 'bullmq';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { DataSource } from 'typeorm';
+import { machineCpu } from './machine-cpu';
 
 // autocannon ships no types; only what is used here.
 interface RawResult {
@@ -74,15 +75,6 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 let current: AutocannonInstance | undefined;
 let interrupted = false;
-
-/** Busy and total CPU time of the whole machine (all cores), in seconds, from /proc/stat. */
-function machineCpu(): { busy: number; total: number } {
-  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  const ticks = fields.map(Number);
-  const total = ticks.reduce((a, b) => a + b, 0);
-  const idle = ticks[3] + ticks[4];
-  return { busy: (total - idle) / 100, total: total / 100 };
-}
 
 /** The PostgreSQL backends serving `database` (their title names it: `postgres: [<cluster>: ]<user> <database> <client>`). */
 function postgresBackends(database: string): number[] {

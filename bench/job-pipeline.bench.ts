@@ -21,11 +21,21 @@
  *         addBulk, the moves to ACTIVE of the jobs a turn finishes as one
  *         UPDATE. What a pipeline that commits across requests could reach;
  *         no path of ours is built that way.
+ *   postgres_alone  the ceiling's two statements and nothing else, each its
+ *         own commit, from pgbench (C, BENCH_PRODUCERS clients) for
+ *         BENCH_PGBENCH_S (10) seconds: no queue, no Node. What PostgreSQL
+ *         alone commits on this machine, so the most any pipeline that
+ *         commits each create and its move to ACTIVE could reach, whatever
+ *         its client. Skipped, with the reason, where pgbench is not found.
+ *
+ * Over every slice it reads the machine's busy CPU time (/proc/stat), so
+ * each side's CPU a job: with raw's and postgres_alone's, the most such a
+ * pipeline could reach on the machine's cores (commit_each_bound).
  *
  * Throughput: BENCH_JOBS (2000) jobs a side, from BENCH_PRODUCERS (16)
  * concurrent producers, in alternating slices (raw, ours, ceiling, batched,
- * batched, ceiling, ours, raw), from the first enqueue to the last
- * completion. Pickup latency: BENCH_PACED (200) jobs a side one at a time,
+ * postgres_alone, batched, ceiling, ours, raw), from the first enqueue to
+ * the last completion. Pickup latency: BENCH_PACED (200) jobs a side one at a time,
  * from BullMQ's enqueue timestamp to a worker taking the job (its
  * processedOn); for ours also from before the create's transaction to
  * ACTIVE committed.
@@ -41,17 +51,23 @@ import { compareAndSet, hotFindOne, hotQuery, Instance, INSTANCE_CAS } from '@st
 import { DEFAULT_JOB_OPTIONS, OutboxService, QUEUES, redisConnection, resourceJob } from '@stratus/queue';
 import { createTenant, resetTestInstallation, Tenant, testConfig, testDataSource } from '@stratus/testing';
 import { Queue, Worker } from 'bullmq';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { JobHandlers, runHandler } from '../apps/worker/src/jobs/job-handlers';
 import { delayWhileNotReady } from '../apps/worker/src/jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../apps/worker/src/jobs/worker-options';
 import { measureJobs } from '../apps/worker/src/metrics/job.metrics';
+import { machineCpu } from './machine-cpu';
 import { latencySummary } from './percentiles';
 
 const JOBS = Number(process.env.BENCH_JOBS || 2000);
 const PRODUCERS = Number(process.env.BENCH_PRODUCERS || 16);
 const PACED = Number(process.env.BENCH_PACED || 200);
 const WARMUP = Number(process.env.BENCH_WARMUP || 200);
+const PGBENCH_S = Number(process.env.BENCH_PGBENCH_S || 10);
 /** The worker's WORKER_CONCURRENCY default: both sides run this many jobs at once. */
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 32);
 const RAW_QUEUE = 'bench-raw';
@@ -134,15 +150,36 @@ async function main(): Promise<void> {
     log(`warm-up: ${WARMUP} jobs a side`);
     for (const side of sides) await burst(side, WARMUP);
 
-    log(`throughput: ${JOBS} jobs a side, ${PRODUCERS} producers, slices raw, ours, ceiling, batched, batched, ceiling, ours, raw`);
+    log(`throughput: ${JOBS} jobs a side, ${PRODUCERS} producers, slices raw, ours, ceiling, batched, postgres_alone, batched, ceiling, ours, raw`);
     const time = { raw: 0, ours: 0, ceiling: 0, batched: 0 };
-    for (const side of [raw, ours, ceiling, batched, batched, ceiling, ours, raw]) time[side.name] += await burst(side, JOBS / 2);
+    /** Seconds of the machine's CPU (every core, every process) each side used. */
+    const busy = { raw: 0, ours: 0, ceiling: 0, batched: 0, postgres_alone: 0 };
+    let postgresAlone: PgbenchRun | { skipped: string } = { skipped: 'not run' };
+    for (const side of [raw, ours, ceiling, batched, 'postgres_alone' as const, batched, ceiling, ours, raw]) {
+      const before = machineCpu().busy;
+      if (side === 'postgres_alone') postgresAlone = await pgbenchCommits(config.DATABASE_URL, tenant);
+      else time[side.name] += await burst(side, JOBS / 2);
+      busy[side === 'postgres_alone' ? side : side.name] += machineCpu().busy - before;
+    }
+    const pgRun = 'jobs' in postgresAlone ? postgresAlone : null;
     const rps = {
       raw: round(JOBS / (time.raw / 1000)),
       ours: round(JOBS / (time.ours / 1000)),
       ceiling: round(JOBS / (time.ceiling / 1000)),
       batched: round(JOBS / (time.batched / 1000)),
+      postgres_alone: pgRun && round(pgRun.jobs / pgRun.seconds),
     };
+    const cpuMsPerJob = {
+      raw: round((busy.raw * 1000) / JOBS, 3),
+      ours: round((busy.ours * 1000) / JOBS, 3),
+      ceiling: round((busy.ceiling * 1000) / JOBS, 3),
+      batched: round((busy.batched * 1000) / JOBS, 3),
+      postgres_alone: pgRun && round((busy.postgres_alone * 1000) / pgRun.jobs, 3),
+    };
+    // A job that is enqueued and processed and whose create and move to ACTIVE are each committed
+    // costs the machine at least raw's CPU plus PostgreSQL's for the two commits (and a client
+    // that sends them costs no less than pgbench): all the cores, spent on nothing else, make this many.
+    const commitEachBound = cpuMsPerJob.postgres_alone === null ? null : round((cpus().length * 1000) / (cpuMsPerJob.raw + cpuMsPerJob.postgres_alone));
 
     log(`pickup latency: ${PACED} jobs a side, one at a time`);
     const paced = { raw: await pace(raw), ours: await pace(ours) };
@@ -155,6 +192,11 @@ async function main(): Promise<void> {
       ceiling_ratio: round(rps.ceiling / rps.raw),
       ratio_to_ceiling: round(rps.ours / rps.ceiling),
       batched_ratio: round(rps.batched / rps.raw),
+      postgres_alone_ratio: rps.postgres_alone === null ? null : round(rps.postgres_alone / rps.raw),
+      ...('skipped' in postgresAlone ? { postgres_alone_skipped: postgresAlone.skipped } : {}),
+      cpu_ms_per_job: cpuMsPerJob,
+      cores: cpus().length,
+      commit_each_bound: commitEachBound === null ? null : { jobs_per_s: commitEachBound, ratio: round(commitEachBound / rps.raw) },
       pickup: { raw: latencySummary(paced.raw.pickup), ours: latencySummary(paced.ours.pickup) },
       create_to_active: latencySummary(paced.ours.endToEnd),
       enqueue_to_completed_raw: latencySummary(paced.raw.endToEnd),
@@ -272,6 +314,66 @@ function batchedSide(db: DataSource, tenant: Tenant, queue: Queue, connection: R
   return sideOf('batched', worker, (n) => create(`batched-${n}`));
 }
 
+/**
+ * The ceiling's create and move to ACTIVE, each committed on its own, run
+ * by pgbench from PRODUCERS connections for PGBENCH_S seconds: jobs a
+ * second, one job a run of its script. pgbench is PostgreSQL's own, from
+ * the PATH or the server's packages.
+ */
+interface PgbenchRun {
+  jobs: number;
+  seconds: number;
+}
+
+async function pgbenchCommits(databaseUrl: string, tenant: Tenant): Promise<PgbenchRun | { skipped: string }> {
+  const pgbench = [...(process.env.PATH ?? '').split(':'), ...postgresBinDirs()].map((dir) => join(dir, 'pgbench')).find((path) => existsSync(path));
+  if (!pgbench) return { skipped: 'pgbench not found on the PATH or under /usr/lib/postgresql' };
+  const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+  const create = oneLine(INSERT_INSTANCE_AND_ENTRY.replace('$1', ':project').replace('$2', ':user').replace('$3', "'pgbench'"));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pgbench-'));
+  try {
+    const script = join(dir, 'job.sql');
+    // \gset keeps the row's id for the UPDATE; prepared statements, as the hot pool's are.
+    writeFileSync(script, `${create} \\gset\n${oneLine(MOVE_TO_ACTIVE.replace('$1', ':id'))};\n`);
+    const args = [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(PRODUCERS),
+      '-j',
+      '2',
+      '-T',
+      String(PGBENCH_S),
+      '-D',
+      `project=${tenant.projectId}`,
+      '-D',
+      `user=${tenant.userId}`,
+      '-f',
+      script,
+      databaseUrl,
+    ];
+    const started = performance.now();
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(pgbench, args, { timeout: (PGBENCH_S + 60) * 1000 }, (err, out, errOut) => (err ? reject(new Error(`pgbench: ${errOut || err.message}`)) : resolve(out))),
+    );
+    const jobs = /number of transactions actually processed: (\d+)/.exec(stdout)?.[1];
+    if (!jobs) throw new Error(`pgbench printed no count: ${stdout}`);
+    return { jobs: Number(jobs), seconds: (performance.now() - started) / 1000 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The bin folders of Debian's PostgreSQL server packages, newest first. */
+function postgresBinDirs(): string[] {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return [];
+  return readdirSync(root)
+    .sort((a, b) => Number(b) - Number(a))
+    .map((version) => join(root, version, 'bin'));
+}
+
 /** Calls made in one turn of the event loop, run as one batch once the turn ends; each call resolves with its own result. */
 function gatherTurn<A, R>(run: (batch: A[]) => Promise<R[]>): (arg: A) => Promise<R> {
   let pending: Array<{ arg: A; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
@@ -304,8 +406,8 @@ function trackPickups(worker: Worker): Map<string, number> {
   return pickups;
 }
 
-function round(x: number): number {
-  return Math.round(x * 100) / 100;
+function round(x: number, digits = 2): number {
+  return Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
 main().catch((err) => {
