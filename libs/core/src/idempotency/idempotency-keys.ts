@@ -20,6 +20,7 @@ export const IDEMPOTENCY_TAKEOVER_MS = 30_000;
  * commit, at most GATEWAY_BIND_TIMEOUT_MS).
  */
 export const IDEMPOTENCY_ANSWER_LOST_MS = 5 * 60_000;
+
 /** Expired rows one prune deletes at most, so a tick never holds a long lock. */
 const PRUNE_BATCH = 10_000;
 
