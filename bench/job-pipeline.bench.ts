@@ -24,20 +24,20 @@
  *   postgres_alone  the ceiling's two statements and nothing else, each its
  *         own commit, from pgbench (C, BENCH_PRODUCERS clients) for
  *         BENCH_PGBENCH_S (10) seconds: no queue, no Node. What PostgreSQL
- *         alone commits on this machine, so the most any pipeline that
- *         commits each create and its move to ACTIVE could reach, whatever
- *         its client. Skipped, with the reason, where pgbench is not found.
+ *         alone commits on this machine. Skipped, with the reason, where
+ *         pgbench is not found.
  *
  * Over every slice it reads the machine's busy CPU time (/proc/stat), so
- * each side's CPU a job: with raw's and postgres_alone's, the most such a
- * pipeline could reach on the machine's cores (commit_each_bound).
+ * each side's CPU a job. A pipeline that commits each create and its move
+ * to ACTIVE costs at least raw's plus postgres_alone's: the most it could
+ * reach on the machine's cores is commit_each_bound.
  *
  * Throughput: BENCH_JOBS (2000) jobs a side, from BENCH_PRODUCERS (16)
  * concurrent producers, in alternating slices (raw, ours, ceiling, batched,
  * postgres_alone, batched, ceiling, ours, raw), from the first enqueue to
- * the last completion. Pickup latency: BENCH_PACED (200) jobs a side one at a time,
- * from BullMQ's enqueue timestamp to a worker taking the job (its
- * processedOn); for ours also from before the create's transaction to
+ * the last completion. Pickup latency: BENCH_PACED (200) jobs a side one
+ * at a time, from BullMQ's enqueue timestamp to a worker taking the job
+ * (its processedOn); for ours also from before the create's transaction to
  * ACTIVE committed.
  *
  * Runs on its own test slot (BENCH_TEST_SLOT, default 2), which it resets
@@ -314,17 +314,17 @@ function batchedSide(db: DataSource, tenant: Tenant, queue: Queue, connection: R
   return sideOf('batched', worker, (n) => create(`batched-${n}`));
 }
 
-/**
- * The ceiling's create and move to ACTIVE, each committed on its own, run
- * by pgbench from PRODUCERS connections for PGBENCH_S seconds: jobs a
- * second, one job a run of its script. pgbench is PostgreSQL's own, from
- * the PATH or the server's packages.
- */
+/** Runs of pgbench's script (a job each), and the seconds pgbench ran. */
 interface PgbenchRun {
   jobs: number;
   seconds: number;
 }
 
+/**
+ * The ceiling's create and move to ACTIVE, each committed on its own, run
+ * by pgbench from PRODUCERS connections for PGBENCH_S seconds. pgbench is
+ * PostgreSQL's own, from the PATH or the server's packages.
+ */
 async function pgbenchCommits(databaseUrl: string, tenant: Tenant): Promise<PgbenchRun | { skipped: string }> {
   const pgbench = [...(process.env.PATH ?? '').split(':'), ...postgresBinDirs()].map((dir) => join(dir, 'pgbench')).find((path) => existsSync(path));
   if (!pgbench) return { skipped: 'pgbench not found on the PATH or under /usr/lib/postgresql' };
@@ -342,7 +342,7 @@ async function pgbenchCommits(databaseUrl: string, tenant: Tenant): Promise<Pgbe
       '-c',
       String(PRODUCERS),
       '-j',
-      '2',
+      String(cpus().length),
       '-T',
       String(PGBENCH_S),
       '-D',
