@@ -47,12 +47,13 @@
 process.env.STRATUS_TEST_SLOT = process.env.BENCH_TEST_SLOT || '2';
 
 import { ModuleRef } from '@nestjs/core';
-import { compareAndSet, hotFindOne, hotQuery, Instance, INSTANCE_CAS } from '@stratus/core';
+import { compareAndSet, hotFindOne, hotQuery, Instance, INSTANCE_CAS, POSTGRES_VERSIONS } from '@stratus/core';
+import { findPostgresDistributions } from '@stratus/providers';
 import { DEFAULT_JOB_OPTIONS, OutboxService, QUEUES, redisConnection, resourceJob } from '@stratus/queue';
 import { createTenant, resetTestInstallation, Tenant, testConfig, testDataSource } from '@stratus/testing';
 import { Queue, Worker } from 'bullmq';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -323,11 +324,14 @@ interface PgbenchRun {
 /**
  * The ceiling's create and move to ACTIVE, each committed on its own, run
  * by pgbench from PRODUCERS connections for PGBENCH_S seconds. pgbench is
- * PostgreSQL's own, from the PATH or the server's packages.
+ * PostgreSQL's own, from a build of it the host has (the system's packages
+ * ship it; the npm builds do not).
  */
 async function pgbenchCommits(databaseUrl: string, tenant: Tenant): Promise<PgbenchRun | { skipped: string }> {
-  const pgbench = [...(process.env.PATH ?? '').split(':'), ...postgresBinDirs()].map((dir) => join(dir, 'pgbench')).find((path) => existsSync(path));
-  if (!pgbench) return { skipped: 'pgbench not found on the PATH or under /usr/lib/postgresql' };
+  const pgbench = POSTGRES_VERSIONS.flatMap((version) => findPostgresDistributions(version))
+    .map((dist) => join(dist.bin, 'pgbench'))
+    .find((path) => existsSync(path));
+  if (!pgbench) return { skipped: 'no PostgreSQL build on this host has pgbench' };
   const oneLine = (sql: string) => sql.replace(/\s+/g, ' ').trim();
   const create = oneLine(INSERT_INSTANCE_AND_ENTRY.replace('$1', ':project').replace('$2', ':user').replace('$3', "'pgbench'"));
   const dir = mkdtempSync(join(tmpdir(), 'bench-pgbench-'));
@@ -363,15 +367,6 @@ async function pgbenchCommits(databaseUrl: string, tenant: Tenant): Promise<Pgbe
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The bin folders of Debian's PostgreSQL server packages, newest first. */
-function postgresBinDirs(): string[] {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return [];
-  return readdirSync(root)
-    .sort((a, b) => Number(b) - Number(a))
-    .map((version) => join(root, version, 'bin'));
 }
 
 /** Calls made in one turn of the event loop, run as one batch once the turn ends; each call resolves with its own result. */

@@ -36,6 +36,17 @@ describe('Idempotency-Key on creates', () => {
   const cachesNamed = (name: string, projectId = owner.projectId) => db.query(`SELECT id FROM managed_databases WHERE project_id = $1 AND name = $2`, [projectId, name]);
   const volumesNamed = (name: string, projectId = owner.projectId) => db.query(`SELECT id FROM volumes WHERE project_id = $1 AND name = $2`, [projectId, name]);
 
+  /** The claim of `key` once a request holds it, or once another than `other`'s holder does. */
+  const claimOf = (key: string, other?: IdempotencyKey) =>
+    waitFor(
+      other ? 'the claim to change hands' : 'a request to claim its key',
+      async () => {
+        const claim = await db.getRepository(IdempotencyKey).findOneBy({ key });
+        return claim && claim.holder !== other?.holder ? claim : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
+
   /**
    * Sends a volume create with `key` while inserts into volumes wait, so it
    * claims its key and cannot commit; runs `meanwhile` with its claim, then
@@ -56,16 +67,6 @@ describe('Idempotency-Key on creates', () => {
     }
     return first;
   }
-
-  const claimOf = (key: string, other?: IdempotencyKey) =>
-    waitFor(
-      other ? 'the claim to change hands' : 'a request to claim its key',
-      async () => {
-        const claim = await db.getRepository(IdempotencyKey).findOneBy({ key });
-        return claim && claim.holder !== other?.holder ? claim : undefined;
-      },
-      { timeoutMs: 60_000, intervalMs: 20 },
-    );
 
   it('replays the first answer to the same key and body: one resource, the password replaced by a note', async () => {
     const key = newKey();
