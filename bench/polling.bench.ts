@@ -30,6 +30,7 @@ import { encodePageCursor } from '../apps/api/src/http/list-query';
 import { DatabasesReconciler } from '../apps/worker/src/databases/databases.reconciler';
 import { InstancesReconciler } from '../apps/worker/src/instances/instances.reconciler';
 import { ResourceTurns } from '../apps/worker/src/jobs/resource-turns';
+import { WorkClock } from '../apps/worker/src/jobs/work-clock';
 import { PacketFilterSync } from '../apps/worker/src/security-groups/packet-filter.sync';
 import { nearestRank } from './percentiles';
 
@@ -139,8 +140,8 @@ function reconcilers(db: DataSource) {
   const queue = {} as Queue;
   const config = testConfig();
   return {
-    instances: new InstancesReconciler(db, compute, queue, packetFilter, config),
-    databases: new DatabasesReconciler(db, databases, queue, config, new ResourceTurns(config)),
+    instances: new InstancesReconciler(db, compute, queue, packetFilter, config, new WorkClock(db, queue)),
+    databases: new DatabasesReconciler(db, databases, queue, config, new ResourceTurns(config), new WorkClock(db, queue)),
   };
 }
 

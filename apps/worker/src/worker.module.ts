@@ -20,6 +20,7 @@ import { InstancesReconciler } from './instances/instances.reconciler';
 import { JobLogging } from './jobs/job-handlers';
 import { OwnDatabase } from './jobs/own-database';
 import { ResourceTurns } from './jobs/resource-turns';
+import { WorkClock } from './jobs/work-clock';
 import { PacketFilterSync } from './security-groups/packet-filter.sync';
 import { MaintenanceProcessor } from './schedules/maintenance.processor';
 import { ScheduleKeeper } from './schedules/schedule-keeper';
@@ -36,6 +37,7 @@ import { VolumesReconciler } from './volumes/volumes.reconciler';
   providers: [
     JobLogging,
     OwnDatabase,
+    WorkClock,
     PacketFilterSync,
     ResourceTurns,
     IdempotencyKeys,

@@ -14,6 +14,7 @@ export * from './catalog/catalog-sync';
 export * from './instances/instance.entity';
 export * from './status/transitions';
 export * from './status/compare-and-set';
+export * from './status/work-clock';
 export * from './secrets/api-key';
 export * from './secrets/secret-file';
 export * from './secrets/token-signer';

@@ -25,6 +25,7 @@ import { withDriverErrors } from '../jobs/driver-errors';
 import { assertHandlers, JobHandlers, runHandler } from '../jobs/job-handlers';
 import { addressRequest } from '../jobs/network-address';
 import { delayWhileNotReady, NotReadyYet, RecheckDelays } from '../jobs/not-ready';
+import { WorkClock } from '../jobs/work-clock';
 import { INSTANCE_WORKER_OPTIONS } from '../jobs/worker-options';
 import { clusterAddressKey, clusterDnsListenerId, clusterListener, clusterListenerId, dnsListener, listenerAsWanted } from './cluster-balancer';
 import { ClusterAdoption } from './cluster-adoption';
@@ -74,6 +75,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     @Inject(NETWORK_DRIVER) private readonly network: NetworkDriver,
     @Inject(LOAD_BALANCER_DRIVER) private readonly balancer: LoadBalancerDriver,
     @Inject(COMPUTE_DRIVER) private readonly compute: ComputeDriver,
+    private readonly clock: WorkClock,
   ) {
     super();
     assertHandlers(QUEUES.clusters, this.handlers);
@@ -100,7 +102,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     // Duplicate or late delivery: the row has moved on, nothing to do.
     if (!cluster || !CONVERGING.includes(cluster.status) || cluster.generation !== generation) return;
     const building = cluster.status === 'CREATE_IN_PROGRESS';
-    if (building && cluster.buildDeadline && cluster.buildDeadline.getTime() < Date.now()) {
+    if (building && (await this.clock.passed('clusters', id, cluster.buildDeadline))) {
       return this.failBuild(id, generation, 'build did not finish before its deadline');
     }
     const fail = (reason: string) => (building ? this.failBuild(id, generation, reason) : Promise.resolve());

@@ -8,6 +8,7 @@ import { DataSource, In } from 'typeorm';
 import { ensureJob } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
 import { ResourceTurns } from '../jobs/resource-turns';
+import { WorkClock } from '../jobs/work-clock';
 import { memberFieldsOf, serverSpecOf } from './database-server-spec';
 
 /** The statuses a sweep looks at; error is left as it is (managed_databases_live indexes these). */
@@ -29,6 +30,7 @@ export class DatabasesReconciler {
     @InjectQueue(QUEUES.databases) private readonly queue: Queue,
     private readonly config: AppConfig,
     private readonly turns: ResourceTurns,
+    private readonly clock: WorkClock,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     // The local provider says at once when a server exits; elsewhere the periodic sweep notices.
@@ -53,7 +55,7 @@ export class DatabasesReconciler {
           if (row.passwordPending) await this.repairJob(row, 'database.rotate');
           break;
         case 'provisioning':
-          if (row.provisionDeadline && row.provisionDeadline.getTime() < Date.now()) {
+          if (await this.clock.passed('databases', row.id, row.provisionDeadline)) {
             const failed = await compareAndSet(this.dataSource.manager, DATABASE_CAS, row.id, 'provisioning', 'error', row.generation, {
               statusReason: 'provisioning did not finish before its deadline',
             });

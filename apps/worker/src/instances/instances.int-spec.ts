@@ -173,6 +173,31 @@ describe('instances on the fake provider', () => {
       }
     });
 
+    it('does not count against a deadline the time the control plane stood still', async () => {
+      w.control.bootMs = 600_000;
+      try {
+        const created = await create('stood-still');
+        await waitFor('its boot to start', () => bootsOf(created.id).length === 1, { timeoutMs: 60_000, intervalMs: 50 });
+        // Made 20 minutes ago, a second past its deadline, and no worker beat the work clock for the last 10.
+        await w.db.query(`UPDATE instances SET created_at = now() - interval '20 minutes', build_deadline = now() - interval '1 second' WHERE id = $1`, [created.id]);
+        await w.db.query(`UPDATE work_clock SET at = now() - interval '10 minutes'`);
+
+        await sweep();
+        const row = await w.db.getRepository(Instance).findOneByOrFail({ id: created.id });
+        expect(row).toMatchObject({ status: 'BUILD', statusReason: null });
+        expect(row.buildDeadline!.getTime() - Date.now()).toBeGreaterThan(9 * 60_000);
+        expect(compute().has(created.id)).toBe(true);
+
+        // Past it again with the clock beating: that counts, and the build fails.
+        await w.db.getRepository(Instance).update({ id: created.id }, { buildDeadline: new Date(Date.now() - 1_000) });
+        await sweep();
+        expect(await w.db.getRepository(Instance).findOneByOrFail({ id: created.id })).toMatchObject({ status: 'ERROR', statusReason: 'build did not finish before its deadline' });
+        await w.drained();
+      } finally {
+        w.control.bootMs = 200;
+      }
+    });
+
     it('re-enqueues the create job Redis lost, and the instance boots', async () => {
       const processor = w.get(InstancesProcessor);
       await processor.worker.pause();

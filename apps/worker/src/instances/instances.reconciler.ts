@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import { DataSource, In } from 'typeorm';
 import { ensureJob } from '../jobs/lost-jobs';
 import { liveBatches } from '../jobs/live-batches';
+import { WorkClock } from '../jobs/work-clock';
 import { PacketFilterSync } from '../security-groups/packet-filter.sync';
 
 /** The statuses a sweep looks at; ERROR is left as it is (instances_live indexes these). */
@@ -28,6 +29,7 @@ export class InstancesReconciler {
     @InjectQueue(QUEUES.instances) private readonly queue: Queue,
     private readonly packetFilter: PacketFilterSync,
     private readonly config: AppConfig,
+    private readonly clock: WorkClock,
     @Optional() @Inject(LOCAL_HOOKS) hooks?: LocalHooks,
   ) {
     // The local provider says at once when an instance process exits; elsewhere the periodic sweep notices.
@@ -66,7 +68,7 @@ export class InstancesReconciler {
           }
           break;
         case 'BUILD':
-          if (row.buildDeadline && row.buildDeadline.getTime() < Date.now()) {
+          if (await this.clock.passed('instances', row.id, row.buildDeadline)) {
             const failed = await compareAndSet(m, INSTANCE_CAS, row.id, 'BUILD', 'ERROR', row.generation, {
               statusReason: 'build did not finish before its deadline',
             });

@@ -1,0 +1,72 @@
+import { Instance } from '@stratus/core';
+import { createTenant, DEMO_INSTANCE, HttpClient, OwnRedis, TestStack, testDataSource, waitForInstance } from '@stratus/testing';
+import { DataSource } from 'typeorm';
+
+/** Shorter than the outages below. */
+const DEADLINE_MS = 8_000;
+/** Longer than the deadline, and than the 15 s a stand-still starts after (STOOD_STILL_AFTER_MS). */
+const AWAY_MS = 20_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A build deadline counts only the time the control plane could work
+ * (docs/decisions.md, Jobs): an instance whose build Redis held up, or the
+ * absence of every worker, for longer than its deadline still builds, where
+ * before the first sweep after the outage failed it. The deadline is short
+ * here so the outages can be longer than it in seconds.
+ */
+describe('build deadlines across an outage of the control plane', () => {
+  let redis: OwnRedis;
+  let stack: TestStack;
+  let db: DataSource;
+  let api: HttpClient;
+
+  beforeAll(async () => {
+    redis = await OwnRedis.start();
+    stack = await TestStack.start({ REDIS_URL: redis.url, INSTANCE_BUILD_DEADLINE_MS: String(DEADLINE_MS), RECONCILE_INTERVAL_MS: '2000', LOST_JOB_GRACE_MS: '2000' }, [
+      'api',
+      'worker',
+    ]);
+    await stack.workerReady();
+    db = await testDataSource();
+    api = stack.http.with({ 'x-api-key': (await createTenant(db)).apiKey });
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await db?.destroy();
+    await redis?.stop();
+  });
+
+  /** A create the api accepts now, whose deadline runs out while the control plane is held up. */
+  async function createHeldUp(name: string): Promise<string> {
+    const created = await api.post('/v1/instances', { name, ...DEMO_INSTANCE });
+    expect(created.status).toBe(202);
+    return created.body.id;
+  }
+
+  /** ACTIVE (an ERROR fails at once), its deadline moved on by the stand-still: it had passed before the control plane came back. */
+  async function expectBuilt(id: string): Promise<void> {
+    expect(await waitForInstance(api, id, ['ACTIVE'], 180_000)).toMatchObject({ id, status: 'ACTIVE' });
+    const row = await db.getRepository(Instance).findOneByOrFail({ id });
+    expect(row.buildDeadline!.getTime() - row.createdAt.getTime()).toBeGreaterThan(DEADLINE_MS + 5_000);
+  }
+
+  it('Redis away for longer than the deadline: a create accepted meanwhile builds once it is back', async () => {
+    await redis.stop();
+    const id = await createHeldUp('redis-away');
+    await sleep(AWAY_MS);
+    await redis.start();
+    await expectBuilt(id);
+  }, 300_000);
+
+  it('every worker down for longer than the deadline: a create accepted meanwhile builds once one starts', async () => {
+    await stack.stopService('worker', 'SIGKILL');
+    const id = await createHeldUp('workers-away');
+    await sleep(AWAY_MS);
+    await stack.startService('worker');
+    await stack.workerReady();
+    await expectBuilt(id);
+  }, 300_000);
+});
