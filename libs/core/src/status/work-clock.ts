@@ -35,13 +35,13 @@ export interface Beat {
  */
 export async function beatWorkClock(dataSource: DataSource, stoodStillAfterMs = STOOD_STILL_AFTER_MS): Promise<Beat> {
   return dataSource.transaction(async (manager) => {
-    const [{ since }]: Array<{ since: number }> = await manager.query(`SELECT extract(epoch FROM now() - at) * 1000 AS since FROM work_clock FOR UPDATE`);
+    const [{ since }]: Array<{ since: string }> = await manager.query(`SELECT extract(epoch FROM now() - at) * 1000 AS since FROM work_clock FOR UPDATE`);
     const stoodStillMs = Number(since) > stoodStillAfterMs ? Number(since) : 0;
     let moved = 0;
     if (stoodStillMs > 0) {
       for (const { table, column, building } of Object.values(BUILD_DEADLINES)) {
         const [, count]: [unknown, number] = await manager.query(
-          `UPDATE ${table} SET ${column} = ${column} + LEAST(make_interval(secs => $1), now() - created_at) WHERE ${column} IS NOT NULL AND ${building}`,
+          `UPDATE ${table} SET ${column} = ${column} + LEAST(make_interval(secs => $1), GREATEST(now() - created_at, interval '0')) WHERE ${column} IS NOT NULL AND ${building}`,
           [stoodStillMs / 1000],
         );
         moved += count;
