@@ -1,13 +1,12 @@
-import { Instance } from '@stratus/core';
+import { Instance, STOOD_STILL_AFTER_MS } from '@stratus/core';
 import { createTenant, DEMO_INSTANCE, HttpClient, OwnRedis, TestStack, testDataSource, waitForInstance } from '@stratus/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 
 /** Shorter than the outages below. */
 const DEADLINE_MS = 8_000;
-/** Longer than the deadline, and than the 15 s a stand-still starts after (STOOD_STILL_AFTER_MS). */
-const AWAY_MS = 20_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Longer than the deadline, and than the gap a stand-still starts after. */
+const AWAY_MS = Math.max(DEADLINE_MS, STOOD_STILL_AFTER_MS) + 5_000;
 
 /**
  * A build deadline counts only the time the control plane could work

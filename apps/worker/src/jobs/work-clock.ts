@@ -1,12 +1,9 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Beat, beatWorkClock, BuildDeadline, pastBuildDeadline } from '@stratus/core';
+import { Beat, beatWorkClock, BuildDeadline, pastBuildDeadline, WORK_CLOCK_BEAT_MS } from '@stratus/core';
 import { QUEUES, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
-
-/** How often a worker beats the work clock; a gap of three beats is a stand-still (STOOD_STILL_AFTER_MS). */
-const BEAT_EVERY_MS = 5_000;
 
 /**
  * Build deadlines count only the time the control plane could work. Every
@@ -29,7 +26,7 @@ export class WorkClock implements OnApplicationBootstrap, OnApplicationShutdown 
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), BEAT_EVERY_MS);
+    this.timer = setInterval(() => void this.tick(), WORK_CLOCK_BEAT_MS);
   }
 
   onApplicationShutdown(): void {

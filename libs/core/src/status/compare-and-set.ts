@@ -1,7 +1,7 @@
 import { EntityManager, ObjectLiteral } from 'typeorm';
 import { hotQuery } from '../database/hot-queries';
 import { createToSettledSeconds } from '../metrics/metrics.registry';
-import { canTransition, IllegalTransitionError, Transitions } from './transitions';
+import { canTransition, creationStatus, IllegalTransitionError, Transitions } from './transitions';
 
 export interface CasTarget<S extends string, E extends ObjectLiteral> {
   entity: new () => E;
@@ -68,8 +68,8 @@ export async function compareAndSet<S extends string, E extends ObjectLiteral>(
  * a histogram misleads nobody.
  */
 function observeSettled<S extends string, E extends ObjectLiteral>(target: CasTarget<S, E>, from: S, to: S, row: { created_at: Date; kind?: string }): void {
-  // Each table lists its creation status first (transitions.ts); a delete is not the create settling.
-  if (from !== Object.keys(target.transitions)[0] || /^delet/i.test(to)) return;
+  // A delete is not the create settling.
+  if (from !== creationStatus(target.transitions) || /^delet/i.test(to)) return;
   const kind = target.kindBy ? (target.kindBy.labels[row.kind ?? ''] ?? target.kind) : target.kind;
   createToSettledSeconds.observe({ kind, outcome: to }, Math.max(0, Date.now() - new Date(row.created_at).getTime()) / 1000);
 }

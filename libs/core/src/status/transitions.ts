@@ -11,6 +11,11 @@ export type InstanceStatus = (typeof INSTANCE_STATUSES)[number];
 
 export type Transitions<S extends string> = Readonly<Record<S, readonly S[]>>;
 
+/** The status a table's rows are created in: its first (see above). */
+export function creationStatus<S extends string>(transitions: Transitions<S>): S {
+  return Object.keys(transitions)[0] as S;
+}
+
 export const INSTANCE_TRANSITIONS: Transitions<InstanceStatus> = {
   BUILD: ['ACTIVE', 'ERROR', 'DELETING'],
   // ACTIVE <-> SHUTOFF follows what the provider observes.

@@ -1,29 +1,44 @@
 import { DataSource } from 'typeorm';
+import { CLUSTER_CAS } from '../clusters/cluster-cas';
+import { DATABASE_CAS } from '../databases/database-cas';
+import { INSTANCE_CAS } from '../instances/instance-cas';
+import { creationStatus } from './transitions';
 
 /**
- * The tables whose builds are held to a deadline, and which of their rows
- * are still building. A deadline says how long a provider may take; it is
+ * The builds held to a deadline: each table's compareAndSet target (its
+ * rows are building while in their creation status) and the property that
+ * holds the deadline. A deadline says how long a provider may take; it is
  * not meant to run down while the control plane itself cannot work.
  */
-export const BUILD_DEADLINES = {
-  instances: { table: 'instances', column: 'build_deadline', building: `status = 'BUILD'` },
-  clusters: { table: 'clusters', column: 'build_deadline', building: `status = 'CREATE_IN_PROGRESS'` },
-  databases: { table: 'managed_databases', column: 'provision_deadline', building: `status = 'provisioning'` },
+const BUILD_DEADLINES = {
+  instances: { target: INSTANCE_CAS, deadline: 'buildDeadline' },
+  clusters: { target: CLUSTER_CAS, deadline: 'buildDeadline' },
+  databases: { target: DATABASE_CAS, deadline: 'provisionDeadline' },
 } as const;
 export type BuildDeadline = keyof typeof BUILD_DEADLINES;
 
+/** How often every worker beats the clock while PostgreSQL and Redis both answer it. */
+export const WORK_CLOCK_BEAT_MS = 5_000;
+
 /**
- * The workers beat the clock every few seconds while PostgreSQL and Redis
- * both answer them; a beat this long after the last one means none could
- * work in between: every worker stopped, or PostgreSQL or Redis away.
+ * A beat this long after the last one means no worker could work in
+ * between: every worker stopped, or PostgreSQL or Redis away. Three beats,
+ * so a beat late on a loaded machine is not taken for one.
  */
-export const STOOD_STILL_AFTER_MS = 15_000;
+export const STOOD_STILL_AFTER_MS = 3 * WORK_CLOCK_BEAT_MS;
 
 export interface Beat {
   /** How long the control plane stood still before this beat; 0 when it did not. */
   stoodStillMs: number;
   /** The building rows whose deadline moved on by it. */
   moved: number;
+}
+
+/** The table, the deadline's column and the building status of `kind`, from the entity's metadata. */
+function deadlineOf(dataSource: DataSource, kind: BuildDeadline): { table: string; column: string; building: string } {
+  const { target, deadline } = BUILD_DEADLINES[kind];
+  const meta = dataSource.getMetadata(target.entity);
+  return { table: meta.tableName, column: meta.findColumnWithPropertyName(deadline)!.databaseName, building: creationStatus<string>(target.transitions) };
 }
 
 /**
@@ -39,10 +54,12 @@ export async function beatWorkClock(dataSource: DataSource, stoodStillAfterMs = 
     const stoodStillMs = Number(since) > stoodStillAfterMs ? Number(since) : 0;
     let moved = 0;
     if (stoodStillMs > 0) {
-      for (const { table, column, building } of Object.values(BUILD_DEADLINES)) {
+      for (const kind of Object.keys(BUILD_DEADLINES) as BuildDeadline[]) {
+        const { table, column, building } = deadlineOf(dataSource, kind);
         const [, count]: [unknown, number] = await manager.query(
-          `UPDATE ${table} SET ${column} = ${column} + LEAST(make_interval(secs => $1), GREATEST(now() - created_at, interval '0')) WHERE ${column} IS NOT NULL AND ${building}`,
-          [stoodStillMs / 1000],
+          `UPDATE "${table}" SET "${column}" = "${column}" + LEAST(make_interval(secs => $1), GREATEST(now() - created_at, interval '0'))
+           WHERE "${column}" IS NOT NULL AND status = $2`,
+          [stoodStillMs / 1000, building],
         );
         moved += count;
       }
@@ -54,7 +71,7 @@ export async function beatWorkClock(dataSource: DataSource, stoodStillAfterMs = 
 
 /** Whether the build of `id` is past its deadline now, as PostgreSQL has it. */
 export async function pastBuildDeadline(dataSource: DataSource, kind: BuildDeadline, id: string | number): Promise<boolean> {
-  const { table, column } = BUILD_DEADLINES[kind];
-  const [row]: Array<{ past: boolean | null }> = await dataSource.query(`SELECT ${column} < now() AS past FROM ${table} WHERE id = $1`, [id]);
+  const { table, column } = deadlineOf(dataSource, kind);
+  const [row]: Array<{ past: boolean | null }> = await dataSource.query(`SELECT "${column}" < now() AS past FROM "${table}" WHERE id = $1`, [id]);
   return row?.past === true;
 }
