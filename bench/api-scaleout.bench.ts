@@ -26,6 +26,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { DataSource } from 'typeorm';
 import { machineCpu } from './machine-cpu';
+import { round } from './percentiles';
 
 // autocannon ships no types; only what is used here.
 interface RawResult {
@@ -72,7 +73,6 @@ interface CpuShare {
 }
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 let current: AutocannonInstance | undefined;
 let interrupted = false;
 

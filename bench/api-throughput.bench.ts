@@ -29,6 +29,7 @@ import { ChildProcess, fork } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { round } from './percentiles';
 
 // autocannon ships no types; only what is used here.
 interface AutocannonResult {
@@ -80,7 +81,6 @@ interface Measured {
 }
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 let current: AutocannonInstance | undefined;
 let interrupted = false;

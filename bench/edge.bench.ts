@@ -36,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { haproxyConfig, haproxyTcpRoute } from './haproxy';
 import { ensurePackages } from './packages';
+import { round } from './percentiles';
 
 interface Histogram {
   average: number;
@@ -61,7 +62,6 @@ const PROXY_WORKERS = Number(process.env.BENCH_PROXY_WORKERS || 2);
 const TARGETS = { tcp_keepalive: 0.9, http_keepalive: 0.8 };
 
 const log = (m: string) => process.stderr.write(`[bench:edge] ${m}\n`);
-const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 type Mode = 'keepalive' | 'new_connection';
 interface Measured {

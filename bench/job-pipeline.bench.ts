@@ -62,7 +62,7 @@ import { delayWhileNotReady } from '../apps/worker/src/jobs/not-ready';
 import { INSTANCE_WORKER_OPTIONS } from '../apps/worker/src/jobs/worker-options';
 import { measureJobs } from '../apps/worker/src/metrics/job.metrics';
 import { machineCpu } from './machine-cpu';
-import { latencySummary } from './percentiles';
+import { latencySummary, round } from './percentiles';
 
 const JOBS = Number(process.env.BENCH_JOBS || 2000);
 const PRODUCERS = Number(process.env.BENCH_PRODUCERS || 16);
@@ -399,10 +399,6 @@ function trackPickups(worker: Worker): Map<string, number> {
     if (job.processedOn !== undefined) pickups.set(job.id!, job.processedOn - job.timestamp);
   });
   return pickups;
-}
-
-function round(x: number, digits = 2): number {
-  return Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
 main().catch((err) => {

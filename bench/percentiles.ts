@@ -12,3 +12,8 @@ export function nearestRank(samples: number[], q: number): number {
 export function latencySummary(ms: number[]): { n: number; p50_ms: number; p95_ms: number; max_ms: number } {
   return { n: ms.length, p50_ms: Math.round(nearestRank(ms, 0.5)), p95_ms: Math.round(nearestRank(ms, 0.95)), max_ms: Math.round(nearestRank(ms, 1)) };
 }
+
+/** `n` to `digits` decimals: what every bench prints. */
+export function round(n: number, digits = 2): number {
+  return Math.round(n * 10 ** digits) / 10 ** digits;
+}

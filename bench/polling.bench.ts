@@ -32,7 +32,7 @@ import { InstancesReconciler } from '../apps/worker/src/instances/instances.reco
 import { ResourceTurns } from '../apps/worker/src/jobs/resource-turns';
 import { WorkClock } from '../apps/worker/src/jobs/work-clock';
 import { PacketFilterSync } from '../apps/worker/src/security-groups/packet-filter.sync';
-import { nearestRank } from './percentiles';
+import { nearestRank, round } from './percentiles';
 
 const ROWS = Number(process.env.BENCH_ROWS || 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 500);
@@ -45,8 +45,6 @@ const TARGETS = { page_p99_ms: 50, last_over_first_p99: 1.5, sweep_10k_ms: 1_000
 function log(message: string): void {
   process.stderr.write(`[polling] ${message}\n`);
 }
-
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function percentiles(ms: number[]): { p50_ms: number; p99_ms: number; n: number } {
   return { p50_ms: round(nearestRank(ms, 0.5)), p99_ms: round(nearestRank(ms, 0.99)), n: ms.length };
