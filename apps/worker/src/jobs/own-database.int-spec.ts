@@ -1,6 +1,6 @@
 import { OwnPostgres, testConfig } from '@stratus/testing';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { OwnDatabase } from './own-database';
 
 /** What a job's failure looks like to pg: a refused connect, a server going away, a statement refused. */
@@ -8,6 +8,7 @@ function refusedConnect(port: number): Error {
   return Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), { code: 'ECONNREFUSED', syscall: 'connect', address: '127.0.0.1', port });
 }
 const ADMIN_SHUTDOWN = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+const NOT_YET_ACCEPTING = Object.assign(new Error('the database system is not yet accepting connections'), { code: '57P03', severity: 'FATAL' });
 const CONSTRAINT = Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', severity: 'ERROR' });
 
 /** Against a PostgreSQL of the spec's own, crashed and started again as in an outage of the control plane's. */
@@ -36,6 +37,13 @@ describe('OwnDatabase', () => {
     expect(await own.waitFor(CONSTRAINT)).toBeNull();
   });
 
+  it('ours answering: a statement of ours that failed on it as it came back looks again at once, without an attempt', async () => {
+    // The worker's statements come wrapped (TypeORM's, the hot pool's): they failed on ours, whoever answers now.
+    expect(await own.waitFor(new QueryFailedError('SELECT 1', undefined, NOT_YET_ACCEPTING))).toBe(1_000);
+    expect(await own.waitFor(NOT_YET_ACCEPTING)).toBeNull();
+    expect(await own.waitFor(new QueryFailedError('INSERT', undefined, CONSTRAINT))).toBeNull();
+  });
+
   it('ours out of reach: the job waits a second, longer as the outage goes on, at most 15 s, and a later outage starts again at a second', async () => {
     // What a job of ours meets first: a pooled connection the server ends.
     const client = new Client({ connectionString: pg.url('postgres') });
@@ -60,6 +68,10 @@ describe('OwnDatabase', () => {
     expect(await at(80_000, refusedConnect(pg.port))).toBe(1_000);
 
     await pg.start();
-    expect(await at(81_000, refusedConnect(pg.port))).toBeNull();
+    // Back between a job's failure and the asking: ours was away a moment ago, so the job looks again at once.
+    expect(await at(81_000, NOT_YET_ACCEPTING)).toBe(1_000);
+    expect(await at(81_000, refusedConnect(pg.port))).toBe(1_000);
+    // Long after, a failure like it is not taken for ours.
+    expect(await at(80_000 + 30_001, NOT_YET_ACCEPTING)).toBeNull();
   });
 });

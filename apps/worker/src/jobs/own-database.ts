@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig, looksLikePostgresUnreachable, postgresPort } from '@stratus/core';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 
 /** A job waiting for our PostgreSQL looks again after half the outage so far, within these bounds. */
 const RECHECK_MIN_MS = 1_000;
@@ -41,12 +41,20 @@ export class OwnDatabase {
   /**
    * How long a job that failed with `err` waits for our PostgreSQL, or null
    * when the failure is not that. An error that looks like an unreachable
-   * PostgreSQL may be a managed database's, so our own is asked too.
+   * PostgreSQL may be a managed database's, so our own is asked too. It may
+   * also have come back between the failure and the asking (a crashed server
+   * refuses connections "not yet accepting" for a moment, then answers): the
+   * failure is still ours when it came from a statement of ours (TypeORM's
+   * and the hot pool's are QueryFailedErrors, and they talk to ours alone)
+   * or when ours was away a moment ago, and its job looks again at once.
    */
   async waitFor(err: unknown): Promise<number | null> {
     if (!looksLikePostgresUnreachable(err, this.port)) return null;
-    if (await this.answers()) return null;
     const now = Date.now();
+    if (await this.answers()) {
+      const awayJustNow = this.outage !== null && now - this.outage.last <= OUTAGE_GAP_MS;
+      return err instanceof QueryFailedError || awayJustNow ? RECHECK_MIN_MS : null;
+    }
     if (!this.outage || now - this.outage.last > OUTAGE_GAP_MS) {
       this.outage = { since: now, last: now };
       this.logger.warn({ err: String(err) }, 'PostgreSQL is out of reach: jobs that fail on it wait for it without spending attempts');

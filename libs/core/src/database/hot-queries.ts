@@ -1,5 +1,5 @@
 import { Pool, PoolConfig } from 'pg';
-import { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
+import { DataSource, EntityManager, ObjectLiteral, QueryFailedError } from 'typeorm';
 import { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 
 /*
@@ -90,9 +90,19 @@ export function columnOf(dataSource: DataSource, entity: EntityClass, property: 
   return `"${dataSource.getMetadata(entity).findColumnWithPropertyName(property)!.databaseName}"`;
 }
 
-/** Runs one statement on the data source's hot pool; `E` types its rows. */
+/**
+ * Runs one statement on the data source's hot pool; `E` types its rows. It
+ * fails as TypeORM's statements do, with pg's error wrapped in a
+ * QueryFailedError (its values left out: they are the caller's to log): so
+ * whoever reads a failure, as of our own database, reads one kind
+ * (looksLikePostgresUnreachable, isUniqueViolation).
+ */
 export async function hotQuery<E extends ObjectLiteral>(dataSource: DataSource, sql: string, params: unknown[]): Promise<E[]> {
-  return (await hotPool(dataSource).query<E>(sql, params)).rows;
+  try {
+    return (await hotPool(dataSource).query<E>(sql, params)).rows;
+  } catch (err) {
+    throw new QueryFailedError(sql, undefined, err as Error);
+  }
 }
 
 const finds = new WeakMap<DataSource, Map<string, string>>();

@@ -5,21 +5,27 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 
 /**
  * Whether an error says a PostgreSQL server is out of reach rather than
- * that a statement failed. It reads the error alone: a refused connect is
- * taken for ours only on our database's port, but a server's own SQLSTATE
- * or pg's messages look the same from any PostgreSQL, so where another one
- * may be talked to (a managed database, from the worker) a caller confirms
- * with a query of its own.
+ * that a statement failed. It reads the error alone: a network error is
+ * taken for ours when it names our database's port (a refused connect) or
+ * comes wrapped by TypeORM, which talks to ours alone (a connection reset
+ * under a statement names no port). A server's own SQLSTATE or pg's
+ * messages look the same from any PostgreSQL, so where another one may be
+ * talked to (a managed database, from the worker) a caller confirms with a
+ * query of its own.
  */
 export function looksLikePostgresUnreachable(exception: unknown, databasePort: number): boolean {
   if (typeof exception !== 'object' || exception === null) return false;
   // TypeORM wraps what pg throws during a query; a failed connect comes unwrapped.
-  for (const err of [exception, (exception as { driverError?: unknown }).driverError]) {
+  const driverError = (exception as { driverError?: unknown }).driverError;
+  for (const [err, wrapped] of [
+    [exception, false],
+    [driverError, true],
+  ] as const) {
     if (typeof err !== 'object' || err === null) continue;
     const { code, message, port } = err as { code?: unknown; message?: unknown; port?: unknown };
     if (typeof code === 'string' && POSTGRES_UNAVAILABLE.test(code) && 'severity' in err) return true;
     if (typeof message === 'string' && POSTGRES_CLIENT_MESSAGES.test(message)) return true;
-    if (typeof code === 'string' && NETWORK_CODES.has(code) && port === databasePort) return true;
+    if (typeof code === 'string' && NETWORK_CODES.has(code) && (wrapped || port === databasePort)) return true;
   }
   return false;
 }
