@@ -1,12 +1,26 @@
 import { Instance, STOOD_STILL_AFTER_MS } from '@stratus/core';
-import { createTenant, DEMO_INSTANCE, HttpClient, OwnRedis, TestStack, testDataSource, waitForInstance } from '@stratus/testing';
+import {
+  catalogFixtures,
+  createTenant,
+  DEMO_CLUSTER,
+  DEMO_INSTANCE,
+  HttpClient,
+  OwnRedis,
+  TestStack,
+  testDataSource,
+  waitFor,
+  waitForCluster,
+  waitForInstance,
+} from '@stratus/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 
 /** Shorter than the outages below. */
 const DEADLINE_MS = 8_000;
-/** Longer than the deadline, and than the gap a stand-still starts after. */
-const AWAY_MS = Math.max(DEADLINE_MS, STOOD_STILL_AFTER_MS) + 5_000;
+/** A cluster's build, and a rolling update's new member's time to pass its check: shorter than the outages too. */
+const CLUSTER_DEADLINE_MS = 15_000;
+/** Longer than the deadlines, and than the gap a stand-still starts after. */
+const AWAY_MS = Math.max(DEADLINE_MS, CLUSTER_DEADLINE_MS, STOOD_STILL_AFTER_MS) + 5_000;
 
 /**
  * A build deadline counts only the time the control plane could work
@@ -23,10 +37,17 @@ describe('build deadlines across an outage of the control plane', () => {
 
   beforeAll(async () => {
     redis = await OwnRedis.start();
-    stack = await TestStack.start({ REDIS_URL: redis.url, INSTANCE_BUILD_DEADLINE_MS: String(DEADLINE_MS), RECONCILE_INTERVAL_MS: '2000', LOST_JOB_GRACE_MS: '2000' }, [
-      'api',
-      'worker',
-    ]);
+    stack = await TestStack.start(
+      {
+        REDIS_URL: redis.url,
+        INSTANCE_BUILD_DEADLINE_MS: String(DEADLINE_MS),
+        CLUSTER_BUILD_DEADLINE_MS: String(CLUSTER_DEADLINE_MS),
+        RECONCILE_INTERVAL_MS: '2000',
+        LOST_JOB_GRACE_MS: '2000',
+      },
+      // The edge checks a cluster's members.
+      ['api', 'worker', 'edge'],
+    );
     await stack.workerReady();
     db = await testDataSource();
     api = stack.http.with({ 'x-api-key': (await createTenant(db)).apiKey });
@@ -60,12 +81,26 @@ describe('build deadlines across an outage of the control plane', () => {
     await expectBuilt(id);
   }, 300_000);
 
-  it('every worker down for longer than the deadline: a create accepted meanwhile builds once one starts', async () => {
+  it('every worker down for longer than the deadlines: a create accepted meanwhile builds, a rolling update under way completes', async () => {
+    const created = await api.post('/v1/clusters', { name: 'rolled-across', ...DEMO_CLUSTER, min_size: 1, max_size: 2 });
+    expect(created.status).toBe(201);
+    const cluster = await waitForCluster(api, created.body.id, ['CREATE_COMPLETE'], 120_000);
+    const updated = await api.request('PUT', `/v1/clusters/${cluster.id}`, { flavor: catalogFixtures().otherFlavorName });
+    expect(updated.body).toMatchObject({ status: 'UPDATE_IN_PROGRESS', spec_generation: 2 });
+    // The workers go as the new member is made: it has not passed its check, and will not before they are back.
+    await waitFor('the new member', async () => (await api.get(`/v1/clusters/${cluster.id}`)).body.members.some((m: { spec_generation: number }) => m.spec_generation === 2), {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+    });
     await stack.stopService('worker', 'SIGKILL');
     const id = await createHeldUp('workers-away');
     await sleep(AWAY_MS);
     await stack.startService('worker');
     await stack.workerReady();
     await expectBuilt(id);
+    // Its wait for the check leaves the outage out: before, the update failed as the workers came back.
+    const rolled = await waitForCluster(api, cluster.id, ['UPDATE_COMPLETE', 'UPDATE_FAILED'], 120_000);
+    expect(rolled).toMatchObject({ status: 'UPDATE_COMPLETE', status_reason: null });
+    expect(rolled.members.map((m: { spec_generation: number }) => m.spec_generation)).toEqual([2]);
   }, 300_000);
 });

@@ -1,3 +1,4 @@
+import { StandStill } from '@stratus/core';
 import { planRollout, RolloutInput, RolloutMember, rolloutStepText, surgeOf } from './cluster-rollout';
 
 const MINUTE = 60_000;
@@ -8,8 +9,8 @@ function member(id: string, gen: number, ago: number, over: Partial<RolloutMembe
   return { id, specGeneration: gen, createdAt: now - ago, ready: true, failed: false, connections: 0, leaving: false, ...over };
 }
 
-function plan(members: RolloutMember[], desired = 3, specGeneration = 2) {
-  const input: RolloutInput = { specGeneration, desired, members, now, readyWithinMs: 10 * MINUTE };
+function plan(members: RolloutMember[], desired = 3, specGeneration = 2, stoodStill: StandStill[] = []) {
+  const input: RolloutInput = { specGeneration, desired, members, now, readyWithinMs: 10 * MINUTE, stoodStill };
   return planRollout(input);
 }
 
@@ -73,6 +74,16 @@ describe('planRollout', () => {
     expect(plan(members, 1)).toEqual({ action: 'fail', reason: 'new member n1 did not pass its health check within 600 s', failed: ['n1'] });
     // Still within its time: waited for.
     expect(plan([member('a', 1, 30), member('n1', 2, 9 * MINUTE, { ready: false })], 1)).toEqual({ action: 'wait', member: 'n1', old: 1 });
+  });
+
+  it('does not count against that time the control plane stood still since the member was created', () => {
+    const late = [member('a', 1, 30 * MINUTE), member('n1', 2, 11 * MINUTE, { ready: false })];
+    // Five minutes of an outage within its eleven: it has waited six.
+    expect(plan(late, 1, 2, [{ from: now - 8 * MINUTE, to: now - 3 * MINUTE }])).toEqual({ action: 'wait', member: 'n1', old: 1 });
+    // An outage that began before it was created counts from its creation on: two minutes of it.
+    expect(plan(late, 1, 2, [{ from: now - 20 * MINUTE, to: now - 9 * MINUTE }])).toEqual({ action: 'wait', member: 'n1', old: 1 });
+    // One that ended before it was created does not count at all.
+    expect(plan(late, 1, 2, [{ from: now - 20 * MINUTE, to: now - 12 * MINUTE }])).toMatchObject({ action: 'fail', failed: ['n1'] });
   });
 
   it('ignores an old member that failed: healing replaces it, the rollout does not count it', () => {

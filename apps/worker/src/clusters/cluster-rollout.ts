@@ -1,4 +1,4 @@
-import { chooseMemberToRemove } from '@stratus/core';
+import { chooseMemberToRemove, StandStill, workedMs } from '@stratus/core';
 
 /**
  * A rolling update (SPEC rule 1: "updates replace members one at a time"),
@@ -36,6 +36,13 @@ export interface RolloutInput {
   now: number;
   /** How long a new member may take to pass its check before the update gives up on it. */
   readyWithinMs: number;
+  /**
+   * When the control plane stood still (the work clock's): that time does
+   * not count against readyWithinMs, as it does not against a build's
+   * deadline. The processor reads them only when a plan without them
+   * fails (reading costs a beat of the clock) and plans again with them.
+   */
+  stoodStill: readonly StandStill[];
 }
 
 export type RolloutStep =
@@ -56,7 +63,7 @@ export function surgeOf(step: RolloutStep): number {
 }
 
 export function planRollout(input: RolloutInput): RolloutStep {
-  const { specGeneration, desired, members, now, readyWithinMs } = input;
+  const { specGeneration, desired, members, now, readyWithinMs, stoodStill } = input;
   const old = members.filter((m) => m.specGeneration !== specGeneration && !m.failed);
   if (old.length === 0) return { action: 'none' };
   const fresh = members.filter((m) => m.specGeneration === specGeneration);
@@ -66,7 +73,7 @@ export function planRollout(input: RolloutInput): RolloutStep {
     const [first] = failed;
     return { action: 'fail', reason: `new member ${first.id} could not boot${first.failure ? `: ${first.failure}` : ''}`, failed: failed.map((m) => m.id) };
   }
-  const late = fresh.filter((m) => !m.ready && now - m.createdAt > readyWithinMs);
+  const late = fresh.filter((m) => !m.ready && workedMs(m.createdAt, now, stoodStill) > readyWithinMs);
   if (late.length > 0) {
     return {
       action: 'fail',

@@ -116,7 +116,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
     const failed = building ? members.find((m) => m.instanceStatus === 'ERROR') : undefined;
     if (failed) return this.failBuild(id, generation, `member ${failed.instanceId} ${failed.lost}`);
     // A rolling update (cluster-rollout.ts): members of an older spec replaced one at a time, one new member beyond desired_size.
-    const rollout = building ? NO_ROLLOUT : planRollout(this.rolloutInput(cluster, members, listener));
+    const rollout = building ? NO_ROLLOUT : await this.nextRolloutStep(cluster, members, listener);
     if (rollout.action === 'fail') return this.failUpdate(cluster, rollout, members);
     const size = cluster.desiredSize + surgeOf(rollout);
     const principal: Principal = { projectId: cluster.projectId, userId: cluster.userId };
@@ -229,6 +229,19 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
 
   // --- Rolling updates (cluster-rollout.ts decides; these observe and act) ---
 
+  /**
+   * The rollout's next step. A plan that fails is made again leaving out the
+   * time the control plane stood still since the first member it weighs was
+   * created: a new member that seemed late may only have waited out an outage.
+   */
+  private async nextRolloutStep(cluster: Cluster, members: ObservedMember[], listener: ObservedListener | null): Promise<RolloutStep> {
+    const input = this.rolloutInput(cluster, members, listener);
+    const step = planRollout(input);
+    if (step.action !== 'fail' || input.members.length === 0) return step;
+    const since = new Date(Math.min(...input.members.map((m) => m.createdAt)));
+    return planRollout({ ...input, stoodStill: await this.clock.standStillsSince(since) });
+  }
+
   private rolloutInput(cluster: Cluster, members: ObservedMember[], listener: ObservedListener | null): RolloutInput {
     const backendOf = (m: ObservedMember) => (m.address ? listener?.backends.find((b) => b.address === m.address && b.port === cluster.port) : undefined);
     return {
@@ -236,6 +249,7 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
       desired: cluster.desiredSize,
       now: Date.now(),
       readyWithinMs: this.config.CLUSTER_BUILD_DEADLINE_MS,
+      stoodStill: [],
       // A member lost otherwise (its process exited, its instance deleted) is healed, not weighed.
       members: members
         .filter((m) => !m.lost || m.instanceStatus === 'ERROR')

@@ -1,6 +1,6 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Beat, beatWorkClock, BuildDeadline, pastBuildDeadline, WORK_CLOCK_BEAT_MS } from '@stratus/core';
+import { Beat, beatWorkClock, BuildDeadline, pastBuildDeadline, StandStill, standStillsSince, WORK_CLOCK_BEAT_MS } from '@stratus/core';
 import { QUEUES, withRedisDeadline } from '@stratus/queue';
 import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
@@ -43,6 +43,12 @@ export class WorkClock implements OnApplicationBootstrap, OnApplicationShutdown 
     if (!deadline || deadline.getTime() >= Date.now()) return false;
     await this.beat();
     return pastBuildDeadline(this.dataSource, kind, id);
+  }
+
+  /** The stand-stills since `since`, one that has just ended included: a beat first records it. */
+  async standStillsSince(since: Date): Promise<StandStill[]> {
+    await this.beat();
+    return standStillsSince(this.dataSource, since);
   }
 
   /** One beat at a time in this process: callers meanwhile share it. */

@@ -5,7 +5,7 @@ import { loadConfig } from '../config/app.config';
 import { ManagedDatabase } from '../databases/managed-database.entity';
 import { Instance } from '../instances/instance.entity';
 import { migrate } from '../setup/setup';
-import { beatWorkClock, BuildDeadline, pastBuildDeadline } from './work-clock';
+import { beatWorkClock, BuildDeadline, pastBuildDeadline, standStillsSince, workedMs } from './work-clock';
 
 const MINUTE = 60_000;
 
@@ -93,7 +93,7 @@ describe('the work clock', () => {
   const standStill = (ms: number) => ds.query(`UPDATE work_clock SET at = now() - make_interval(secs => $1)`, [ms / 1000]);
 
   beforeEach(async () => {
-    for (const table of ['instances', 'clusters', 'managed_databases']) await ds.query(`DELETE FROM ${table}`);
+    for (const table of ['instances', 'clusters', 'managed_databases', 'work_clock_stand_stills']) await ds.query(`DELETE FROM ${table}`);
     await beatWorkClock(ds);
   });
 
@@ -133,7 +133,29 @@ describe('the work clock', () => {
     await standStill(10 * MINUTE);
     const beats = await Promise.all(Array.from({ length: 8 }, () => beatWorkClock(ds)));
     expect(beats.filter((b) => b.stoodStillMs > 0)).toHaveLength(1);
+    expect(await standStillsSince(ds, new Date(Date.now() - 11 * MINUTE))).toHaveLength(1);
     expect(await left('instances', id)).toBeLessThan(9.1 * MINUTE);
     expect(await left('instances', id)).toBeGreaterThan(8.9 * MINUTE);
+  });
+
+  it('keeps each stand-still, so a wait measured from the past can leave it out', async () => {
+    await beatWorkClock(ds);
+    expect(await standStillsSince(ds, new Date(0))).toEqual([]);
+    await standStill(10 * MINUTE);
+    const { stoodStillMs } = await beatWorkClock(ds);
+    const [kept, ...more] = await standStillsSince(ds, new Date(Date.now() - 20 * MINUTE));
+    expect(more).toEqual([]);
+    expect(kept.to - kept.from).toBeGreaterThanOrEqual(stoodStillMs - 1);
+    expect(kept.to - kept.from).toBeLessThanOrEqual(stoodStillMs + 1);
+    expect(Date.now() - kept.to).toBeLessThan(MINUTE);
+    // Twenty minutes, ten of them stood still.
+    const worked = workedMs(Date.now() - 20 * MINUTE, Date.now(), [kept]);
+    expect(worked).toBeGreaterThan(9.9 * MINUTE);
+    expect(worked).toBeLessThan(10.1 * MINUTE);
+    // Asked from after it ended: none.
+    expect(await standStillsSince(ds, new Date(kept.to + 1))).toEqual([]);
+    // Beats without a gap keep nothing more.
+    await beatWorkClock(ds);
+    expect(await standStillsSince(ds, new Date(0))).toHaveLength(1);
   });
 });

@@ -27,6 +27,9 @@ export const WORK_CLOCK_BEAT_MS = 5_000;
  */
 export const STOOD_STILL_AFTER_MS = 3 * WORK_CLOCK_BEAT_MS;
 
+/** How long a stand-still is kept: far longer than any wait measured across one. */
+const STAND_STILLS_KEPT = '7 days';
+
 export interface Beat {
   /** How long the control plane stood still before this beat; 0 when it did not. */
   stoodStillMs: number;
@@ -45,8 +48,9 @@ function deadlineOf(dataSource: DataSource, kind: BuildDeadline): { table: strin
  * Moves the work clock to now. After a stand-still, in the same transaction,
  * every build deadline moves on by it: by no more than the row's own age, as
  * a row created meanwhile (the api took creates while the workers were away)
- * waited only since then. The row lock makes workers that beat at once
- * apply one stand-still once: the second finds the clock already moved.
+ * waited only since then; and the stand-still is kept (standStillsSince).
+ * The row lock makes workers that beat at once apply one stand-still once:
+ * the second finds the clock already moved.
  */
 export async function beatWorkClock(dataSource: DataSource, stoodStillAfterMs = STOOD_STILL_AFTER_MS): Promise<Beat> {
   return dataSource.transaction(async (manager) => {
@@ -63,6 +67,8 @@ export async function beatWorkClock(dataSource: DataSource, stoodStillAfterMs = 
         );
         moved += count;
       }
+      await manager.query(`INSERT INTO work_clock_stand_stills (started_at, ended_at) SELECT at, now() FROM work_clock`);
+      await manager.query(`DELETE FROM work_clock_stand_stills WHERE ended_at < now() - interval '${STAND_STILLS_KEPT}'`);
     }
     await manager.query(`UPDATE work_clock SET at = now()`);
     return { stoodStillMs: Math.round(stoodStillMs), moved };
@@ -74,4 +80,26 @@ export async function pastBuildDeadline(dataSource: DataSource, kind: BuildDeadl
   const { table, column } = deadlineOf(dataSource, kind);
   const [row]: Array<{ past: boolean | null }> = await dataSource.query(`SELECT "${column}" < now() AS past FROM "${table}" WHERE id = $1`, [id]);
   return row?.past === true;
+}
+
+/** A time the control plane stood still, in ms since the epoch. */
+export interface StandStill {
+  from: number;
+  to: number;
+}
+
+/** The stand-stills that ended after `since`, oldest first. */
+export async function standStillsSince(dataSource: DataSource, since: Date): Promise<StandStill[]> {
+  const rows: Array<{ from: Date; to: Date }> = await dataSource.query(
+    `SELECT started_at AS "from", ended_at AS "to" FROM work_clock_stand_stills WHERE ended_at > $1 ORDER BY started_at`,
+    [since],
+  );
+  return rows.map((r) => ({ from: r.from.getTime(), to: r.to.getTime() }));
+}
+
+/** How much of the time from `from` to `to` (ms) the control plane could work: all of it but the stand-stills within. */
+export function workedMs(from: number, to: number, standStills: readonly StandStill[]): number {
+  let worked = to - from;
+  for (const s of standStills) worked -= Math.max(0, Math.min(s.to, to) - Math.max(s.from, from));
+  return worked;
 }
