@@ -1,4 +1,5 @@
-import { testEnv } from '@stratus/testing';
+import { testEnv, waitFor } from '@stratus/testing';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { Client } from 'pg';
@@ -46,25 +47,38 @@ describe('looksLikePostgresUnreachable', () => {
     return url.toString();
   }
 
-  /** The error of a statement under way when its connection is reset. */
-  async function resetUnder(run: () => Promise<unknown>): Promise<unknown> {
-    const failed = run().then(
+  /**
+   * The error of a statement under way when its connection is reset: once
+   * the server runs it (a marker finds it in pg_stat_activity), so the reset
+   * comes under the statement, not before it is sent.
+   */
+  async function resetUnder(run: (sql: string) => Promise<unknown>): Promise<unknown> {
+    const sql = `SELECT pg_sleep(5) -- ${randomUUID()}`;
+    const failed = run(sql).then(
       () => new Error('the statement finished'),
       (err: unknown) => err,
     );
-    // Reset once the statement is on the wire.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const observer = new Client({ connectionString: urlVia(Number(target.port)) });
+    await observer.connect();
+    try {
+      await waitFor('the statement to run', async () => (await observer.query(`SELECT 1 FROM pg_stat_activity WHERE query = $1 AND state = 'active'`, [sql])).rowCount === 1, {
+        timeoutMs: 30_000,
+        intervalMs: 20,
+      });
+    } finally {
+      await observer.end();
+    }
     for (const socket of carried.splice(0)) socket.resetAndDestroy();
     return failed;
   }
 
   it.each([
-    ['TypeORM', (ds: DataSource) => ds.query('SELECT pg_sleep(5)')],
-    ['the hot pool', (ds: DataSource) => hotQuery(ds, 'SELECT pg_sleep(5)', [])],
+    ['TypeORM', (ds: DataSource, sql: string) => ds.query(sql)],
+    ['the hot pool', (ds: DataSource, sql: string) => hotQuery(ds, sql, [])],
   ])("takes a reset under a statement of %s's for ours: they talk to ours alone", async (_, statement) => {
     const ds = await new DataSource({ type: 'postgres', url: urlVia(port), poolSize: 1 }).initialize();
     try {
-      const err = await resetUnder(() => statement(ds));
+      const err = await resetUnder((sql) => statement(ds, sql));
       expect(err).toMatchObject({ name: 'QueryFailedError', driverError: { code: 'ECONNRESET' } });
       expect((err as { driverError: { port?: number } }).driverError.port).toBeUndefined();
       expect(looksLikePostgresUnreachable(err, port)).toBe(true);
@@ -77,7 +91,7 @@ describe('looksLikePostgresUnreachable', () => {
     const client = new Client({ connectionString: urlVia(port) });
     client.on('error', () => undefined);
     await client.connect();
-    const err = await resetUnder(() => client.query('SELECT pg_sleep(5)'));
+    const err = await resetUnder((sql) => client.query(sql));
     expect(err).toMatchObject({ code: 'ECONNRESET' });
     expect(looksLikePostgresUnreachable(err, port)).toBe(false);
   });
@@ -97,7 +111,7 @@ describe('looksLikePostgresUnreachable', () => {
     expect(looksLikePostgresUnreachable(err, refusing + 1)).toBe(false);
   });
 
-  it('does not take a statement that failed for the server being away', async () => {
+  it('does not take a statement the server refused (division by zero) for it being away', async () => {
     const ds = await new DataSource({ type: 'postgres', url: urlVia(port), poolSize: 1 }).initialize();
     try {
       const err = await ds.query('SELECT 1 / 0').catch((e: unknown) => e);
