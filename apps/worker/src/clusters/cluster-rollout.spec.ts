@@ -76,7 +76,7 @@ describe('planRollout', () => {
     expect(plan([member('a', 1, 30), member('n1', 2, 9 * MINUTE, { ready: false })], 1)).toEqual({ action: 'wait', member: 'n1', old: 1 });
   });
 
-  it('does not count against that time the control plane stood still since the member was created', () => {
+  it('does not count the time the control plane stood still after the member was created', () => {
     const late = [member('a', 1, 30 * MINUTE), member('n1', 2, 11 * MINUTE, { ready: false })];
     // Five minutes of an outage within its eleven: it has waited six.
     expect(plan(late, 1, 2, [{ from: now - 8 * MINUTE, to: now - 3 * MINUTE }])).toEqual({ action: 'wait', member: 'n1', old: 1 });

@@ -231,15 +231,15 @@ export class ClustersProcessor extends WorkerHost implements OnModuleInit {
 
   /**
    * The rollout's next step. A plan that fails is made again leaving out the
-   * time the control plane stood still since the first member it weighs was
-   * created: a new member that seemed late may only have waited out an outage.
+   * time the control plane stood still since the members it gives up on were
+   * created: one that seemed late may only have waited out an outage.
    */
   private async nextRolloutStep(cluster: Cluster, members: ObservedMember[], listener: ObservedListener | null): Promise<RolloutStep> {
     const input = this.rolloutInput(cluster, members, listener);
     const step = planRollout(input);
-    if (step.action !== 'fail' || input.members.length === 0) return step;
-    const since = new Date(Math.min(...input.members.map((m) => m.createdAt)));
-    return planRollout({ ...input, stoodStill: await this.clock.standStillsSince(since) });
+    if (step.action !== 'fail') return step;
+    const since = Math.min(...input.members.filter((m) => step.failed.includes(m.id)).map((m) => m.createdAt));
+    return planRollout({ ...input, stoodStill: await this.clock.standStillsSince(new Date(since)) });
   }
 
   private rolloutInput(cluster: Cluster, members: ObservedMember[], listener: ObservedListener | null): RolloutInput {
